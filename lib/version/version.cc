@@ -1,0 +1,13 @@
+#include "nodeplan/library_version.h"
+
+#include "nodeplan/version.h"
+
+namespace nodeplan {
+
+const std::string& LibraryVersion() {
+  static const std::string* const kVersion =
+      new std::string("nodeplan/" NODEPLAN_VERSION_STRING);
+  return *kVersion;
+}
+
+}  // namespace nodeplan
