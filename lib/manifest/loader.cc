@@ -205,7 +205,8 @@ class Loader {
   }
 
   absl::string_view Source() const {
-    return options_.source_name().empty() ? "<input>" : options_.source_name();
+    if (options_.source_name().empty()) return "<input>";
+    return options_.source_name();
   }
 
   const v1::LoadOptions& options_;
