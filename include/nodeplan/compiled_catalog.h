@@ -164,6 +164,7 @@ class CompiledCatalog {
       Interner& interner);
   CompiledCatalog() = default;
 
+  const Interner* names_ = nullptr;
   std::vector<CompiledInstanceType> types_;
   std::vector<std::pair<LabelValueId, int>> by_name_;  // sorted by value id
   RequirementsIndex index_;
