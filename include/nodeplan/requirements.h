@@ -225,6 +225,8 @@ absl::StatusOr<Requirements> RequirementsFromNodeSelector(
 Requirements RequirementsFromLabels(
     const google::protobuf::Map<std::string, std::string>& labels,
     Interner& interner);
+// The LabelSet overload uses the interned keys as they are (no
+// normalization: a node's labels are matched as written).
 Requirements RequirementsFromLabels(const LabelSet& labels);
 
 // Which pod requirements to build (NewPodRequirements / Strict).
@@ -240,7 +242,8 @@ absl::StatusOr<Requirements> PodRequirements(const v1::PodSpec& spec,
 // NodeSelectorRequirements() in Karpenter's canonical form: entries sorted by
 // key text (Karpenter: map order); values sorted; a requirement with both
 // bounds becomes two entries Gte then Lte; one bound -> Gte or Lte (never
-// Gt/Lt); complement with values -> NotIn; complement without -> Exists;
+// Gt/Lt), and a bound wins over a NotIn list (Karpenter drops the list then);
+// complement with values -> NotIn; complement without -> Exists;
 // concrete -> In or DoesNotExist. min_values copied to every emitted entry.
 std::vector<v1::NodeSelectorRequirement> ToNodeSelectorRequirements(
     const Requirements& requirements, const Interner& names);
