@@ -342,3 +342,61 @@ TEST(CompileCatalogTest, JsonRoundTripCompilesIdentically) {
 
 }  // namespace
 }  // namespace nodeplan
+
+namespace nodeplan {
+namespace {
+
+// Property: OfferingCompatible equals Karpenter's definition,
+// reqs.IsCompatible(offering.Requirements, AllowUndefinedWellKnownLabels),
+// over generated requirements on zone, capacity type and reservation id.
+TEST(CompileCatalogTest, OfferingCompatibleMatchesRequirementsAlgebra) {
+  Interner interner;
+  auto compiled = CompileCatalog(SmallCatalog(), {}, interner);
+  ASSERT_TRUE(compiled.ok());
+  const CompiledCatalog& c = **compiled;
+  const LabelKeyId keys[] = {c.zone_key(), c.capacity_type_key(),
+                             c.reservation_id_key()};
+  const std::vector<LabelValue> values[] = {
+      {interner.InternValue("zone-1"), interner.InternValue("zone-2"),
+       interner.InternValue("zone-3")},
+      {interner.InternValue("spot"), interner.InternValue("on-demand"),
+       interner.InternValue("reserved")},
+      {interner.InternValue("cr-123"), interner.InternValue("cr-999")}};
+  const SelectorOperator ops[] = {
+      SelectorOperator::kIn, SelectorOperator::kNotIn,
+      SelectorOperator::kExists, SelectorOperator::kDoesNotExist};
+  CompatibilityOptions options;
+  options.allow_undefined = &c.well_known();
+  uint64_t state = 12345;
+  auto next = [&](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % n);
+  };
+  int checked = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Requirements reqs;
+    for (int k = 0; k < 3; ++k) {
+      if (next(2) == 0) continue;  // key undefined
+      std::vector<LabelValue> chosen;
+      for (const LabelValue& v : values[k]) {
+        if (next(2) == 0) chosen.push_back(v);
+      }
+      reqs.Add(Requirement::Make(keys[k], ops[next(4)], chosen));
+    }
+    const OfferingFilter filter(c, reqs);
+    for (const CompiledInstanceType& t : c.instance_types()) {
+      for (const CompiledOffering& o : t.offerings) {
+        const bool want = reqs.IsCompatible(o.requirements, options);
+        EXPECT_EQ(c.OfferingCompatible(o, reqs), want)
+            << reqs.String(interner) << " vs "
+            << o.requirements.String(interner);
+        EXPECT_EQ(filter.Compatible(o), want);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 3000 * 5);
+}
+
+}  // namespace
+}  // namespace nodeplan
