@@ -6,6 +6,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
 #include "validation/k8s_validation.h"
 
 namespace nodeplan::validation {
@@ -14,20 +16,6 @@ namespace {
 constexpr absl::string_view kNodePoolLabel = "karpenter.sh/nodepool";
 constexpr absl::string_view kCapacityTypeLabel = "karpenter.sh/capacity-type";
 constexpr absl::string_view kHostnameLabel = "kubernetes.io/hostname";
-
-// Sorted, as Karpenter prints sets.List(WellKnownLabels).
-const std::vector<std::string>& WellKnownLabels() {
-  static const auto* labels =
-      new std::vector<std::string>{"karpenter.sh/capacity-type",
-                                   "karpenter.sh/nodepool",
-                                   "kubernetes.io/arch",
-                                   "kubernetes.io/os",
-                                   "node.kubernetes.io/instance-type",
-                                   "node.kubernetes.io/windows-build",
-                                   "topology.kubernetes.io/region",
-                                   "topology.kubernetes.io/zone"};
-  return *labels;
-}
 
 // Karpenter prints these from a Go set (unordered); nodeplan sorts them.
 const std::vector<std::string>& KnownCapacityTypes() {
@@ -58,41 +46,23 @@ std::vector<std::string> Values(const v1::NodeSelectorRequirement& r) {
 }  // namespace
 
 bool IsWellKnownLabel(absl::string_view key) {
-  return std::find(WellKnownLabels().begin(), WellKnownLabels().end(), key) !=
-         WellKnownLabels().end();
+  for (absl::string_view k : labels::KarpenterWellKnownLabels()) {
+    if (k == key) return true;
+  }
+  return false;
 }
 
 absl::string_view NormalizeLabelKey(absl::string_view key) {
-  if (key == "failure-domain.beta.kubernetes.io/zone") {
-    return "topology.kubernetes.io/zone";
-  }
-  if (key == "failure-domain.beta.kubernetes.io/region") {
-    return "topology.kubernetes.io/region";
-  }
-  if (key == "beta.kubernetes.io/arch") return "kubernetes.io/arch";
-  if (key == "beta.kubernetes.io/os") return "kubernetes.io/os";
-  if (key == "beta.kubernetes.io/instance-type") {
-    return "node.kubernetes.io/instance-type";
-  }
-  return key;
+  return labels::NormalizeLabelKey(key);
 }
 
 std::string RestrictedLabelError(absl::string_view key) {
-  if (IsWellKnownLabel(key)) return "";
-  const size_t slash = key.find('/');
-  const absl::string_view domain =
-      slash == absl::string_view::npos ? "" : key.substr(0, slash);
-  if (domain == "karpenter.sh" || absl::EndsWith(domain, ".karpenter.sh") ||
-      key == kHostnameLabel) {
-    return absl::StrCat(
-        "using label ", key,
-        " is not allowed as it might interfere with the internal provisioning "
-        "logic; specify a well known label: ",
-        GoList(WellKnownLabels()),
-        ", or a custom label that does not use a restricted domain: "
-        "[karpenter.sh]");
-  }
-  return "";
+  // Karpenter core's well-known set: a provider's extra keys never fall in the
+  // restricted domain, so they only lengthen the message.
+  Interner interner;
+  const WellKnownLabels well_known(interner);
+  absl::Status status = IsRestrictedLabel(key, well_known);
+  return status.ok() ? "" : std::string(status.message());
 }
 
 absl::string_view CelLabelDomain(absl::string_view key) {
