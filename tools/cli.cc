@@ -62,7 +62,8 @@ std::vector<std::string> KarpenterObjectViolations(const v1::ManifestSet& set) {
   *karpenter.mutable_node_claims() = set.node_claims();
   *karpenter.mutable_node_overlays() = set.node_overlays();
   std::vector<std::string> lines;
-  for (const v1::FieldViolation& v : Validate(karpenter).violations()) {
+  const v1::ValidateResponse response = Validate(karpenter);
+  for (const v1::FieldViolation& v : response.violations()) {
     lines.push_back(ViolationLine(v));
   }
   return lines;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
 #include "json_to_yaml.h"
 #include "nodeplan/quantity.h"
 
@@ -52,36 +58,59 @@ std::string Bar(double fraction) {
   return fraction < 0 ? "-" : UtilizationBar(fraction, 8);
 }
 
+// The proto JSON mapping with map entries in key order: protobuf's own
+// MessageToJsonString follows the map's hash order, which differs from run
+// to run, so the message is serialized deterministically (sorted map keys)
+// and converted from that.
+absl::StatusOr<std::string> DeterministicJson(
+    const google::protobuf::Message& m, bool pretty) {
+  std::string binary;
+  {
+    google::protobuf::io::StringOutputStream raw(&binary);
+    google::protobuf::io::CodedOutputStream coded(&raw);
+    coded.SetSerializationDeterministic(true);
+    if (!m.SerializeToCodedStream(&coded)) {
+      return absl::InternalError("cannot serialize the response");
+    }
+  }
+  static constexpr char kUrlPrefix[] = "type.googleapis.com";
+  std::unique_ptr<google::protobuf::util::TypeResolver> resolver(
+      google::protobuf::util::NewTypeResolverForDescriptorPool(
+          kUrlPrefix, google::protobuf::DescriptorPool::generated_pool()));
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = pretty;
+  std::string json;
+  auto status = google::protobuf::util::BinaryToJsonString(
+      resolver.get(),
+      absl::StrCat(kUrlPrefix, "/", m.GetDescriptor()->full_name()), binary,
+      &json, options);
+  if (!status.ok()) return absl::InternalError(std::string(status.message()));
+  return json;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RenderJson(const google::protobuf::Message& m) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  auto status = google::protobuf::util::MessageToJsonString(m, &json, options);
-  if (!status.ok()) {
-    return absl::InternalError(std::string(status.message()));
+  absl::StatusOr<std::string> json = DeterministicJson(m, /*pretty=*/true);
+  if (json.ok() && (json->empty() || json->back() != '\n')) {
+    json->push_back('\n');
   }
-  if (json.empty() || json.back() != '\n') json.push_back('\n');
   return json;
 }
 
 absl::StatusOr<std::string> RenderYaml(const google::protobuf::Message& m) {
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(m, &json);
-  if (!status.ok()) {
-    return absl::InternalError(std::string(status.message()));
-  }
-  return JsonToYaml(json);
+  absl::StatusOr<std::string> json = DeterministicJson(m, /*pretty=*/false);
+  if (!json.ok()) return json;
+  return JsonToYaml(*json);
 }
 
 absl::StatusOr<std::string> RenderApplyReady(const v1::ScheduleResponse& r) {
   std::string out;
-  for (int i = 0; i < r.new_node_claims_size(); ++i) {
-    absl::StatusOr<std::string> doc =
-        RenderYaml(r.new_node_claims(i).node_claim());
+  for (const v1::NewNodeClaim& nc : r.new_node_claims()) {
+    if (!nc.has_node_claim()) continue;  // nothing to apply
+    absl::StatusOr<std::string> doc = RenderYaml(nc.node_claim());
     if (!doc.ok()) return doc;
-    if (i > 0) out += "---\n";
+    if (!out.empty()) out += "---\n";
     out += *doc;
   }
   return out;
