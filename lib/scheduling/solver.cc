@@ -114,6 +114,13 @@ struct View {
   std::vector<Toleration> tols;
   std::vector<int> groups;   // owned groups
   std::vector<int> inverse;  // owned inverse groups
+  // Whether an instance-type filter failure can never turn into success for
+  // this view (no owned spread or affinity group can widen later).
+  bool monotone_filter = true;
+  // NodeClaims this view can never join again (a monotone failure: taints,
+  // conflicting requirements, anti-affinity, resources, host ports). Pods of
+  // one class share it, so identical pods skip known dead ends.
+  mutable std::vector<char> dead;
 };
 
 struct ClassState {
@@ -212,8 +219,8 @@ class Round {
                    bool relax_min, Candidate* out, std::string* err);
   const Bits& KeyCompat(const Req& r);
   Bits OfferCompat(int pool, const Reqs& reqs);
-  void CommitClaim(int ci, int pod, const View& v, Candidate& cand);
-  void Reposition(int ci);
+  void CommitClaim(int ci, int pod, const View& v, Candidate& cand, bool is_new);
+  void Reposition(int ci, bool is_new);
   const Bits& LimitOk(int pool);
   bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
                    std::string* err) const;
@@ -246,7 +253,8 @@ class Round {
 
   std::vector<Claim> claims_;
   std::vector<int> claim_order_;
-  std::vector<int> claim_rank_;
+  bool last_monotone_ = false;
+  bool last_group_anti_ = false;
 
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
@@ -282,6 +290,13 @@ absl::Status Round::Setup() {
   for (const auto& p : c_.pools)
     for (const auto& t : p.taints)
       if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
+  // Capacity per reservation: the smallest among offerings carrying it.
+  for (const auto& t : c_.types)
+    for (const auto& o : t.offerings)
+      if (o.reservation != kNoId) {
+        auto& r = reservations_[o.reservation];
+        r.capacity = std::min(r.capacity, o.reservation_capacity);
+      }
   if (auto s = CompilePods(); !s.ok()) return s;
   if (auto s = CompileDaemons(); !s.ok()) return s;
   if (auto s = CompileExisting(); !s.ok()) return s;
@@ -888,6 +903,8 @@ const View* Round::GetView(int ci, int level) {
   for (const auto& t : cls.req_anti)
     v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
                                   &t, nullptr, cls, true));
+  for (int g : v->groups)
+    if (groups_[g].type != GroupType::kAntiAffinity) v->monotone_filter = false;
   std::sort(v->groups.begin(), v->groups.end());
   v->groups.erase(std::unique(v->groups.begin(), v->groups.end()), v->groups.end());
   std::sort(v->inverse.begin(), v->inverse.end());
@@ -1036,6 +1053,7 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     const Req* nd = node_reqs.Get(g.key);
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
     if (!d.complement && d.values.empty()) {
+      last_group_anti_ = g.type == GroupType::kAntiAffinity;
       *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
@@ -1306,8 +1324,14 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
 Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                         bool relax_min, Candidate* out, std::string* err) {
   const Pool& pool = c_.pools[claim.pool];
-  if (!Tolerates(pool.taints, v.tols, err)) return Fail::kOther;
+  if (!Tolerates(pool.taints, v.tols, err)) {
+    last_monotone_ = true;
+    return Fail::kOther;
+  }
   if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
+    // Conflicting values stay conflicting as requirements only narrow; an
+    // undefined key may become defined by a later pod.
+    last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
     *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }
@@ -1326,12 +1350,18 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
       reqs.AddAll(alt, in_);
     }
     Reqs topo;
-    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) continue;
+    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+      last_monotone_ = alts.size() == 1 && last_group_anti_;
+      continue;
+    }
     if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
     reqs.AddAll(topo, in_);
     Candidate cand;
     last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
-    if (last != Fail::kNone) continue;
+    if (last != Fail::kNone) {
+      last_monotone_ = alts.size() == 1 && v.monotone_filter;
+      continue;
+    }
     // Reserved offerings (Strict mode, as provisioning uses).
     if (opt_.reserved_capacity) {
       bool compatible_reserved = false;
@@ -1365,21 +1395,33 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   return last;
 }
 
-void Round::Reposition(int ci) {
-  // claim_order_ is sorted by (pod count, creation index).
-  int pos = claim_rank_[ci];
-  auto key = [&](int c) { return std::make_pair(claims_[c].pods.size(), c); };
-  while (pos + 1 < static_cast<int>(claim_order_.size()) &&
-         key(claim_order_[pos + 1]) < key(ci)) {
-    claim_order_[pos] = claim_order_[pos + 1];
-    claim_rank_[claim_order_[pos]] = pos;
-    ++pos;
+void Round::Reposition(int ci, bool is_new) {
+  // claim_order_ is sorted by (pod count, creation index); the claim just
+  // gained one pod.
+  auto key = [&](int c, size_t count) { return std::make_pair(count, c); };
+  auto less = [&](int a, const std::pair<size_t, int>& k) {
+    return key(a, claims_[a].pods.size()) < k;
+  };
+  const size_t now = claims_[ci].pods.size();
+  if (is_new) {
+    auto pos = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                                key(ci, now), less);
+    claim_order_.insert(pos, ci);
+    return;
   }
-  claim_order_[pos] = ci;
-  claim_rank_[ci] = pos;
+  // Find it by its old key: everything before it still compares by count.
+  auto old_less = [&](int a, const std::pair<size_t, int>& k) {
+    size_t cnt = a == ci ? now - 1 : claims_[a].pods.size();
+    return key(a, cnt) < k;
+  };
+  auto from = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                               key(ci, now - 1), old_less);
+  auto to = std::lower_bound(from + 1, claim_order_.end(), key(ci, now), less);
+  std::rotate(from, from + 1, to);
 }
 
-void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
+void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                        bool is_new) {
   Claim& claim = claims_[ci];
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
@@ -1404,7 +1446,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
   }
   claim.reserved = std::move(cand.reserve);
   placed_claim_[pod] = ci;
-  Reposition(ci);
+  Reposition(ci, is_new);
 }
 
 Fail Round::Add(int pod, int level, std::string* err) {
@@ -1423,12 +1465,16 @@ Fail Round::Add(int pod, int level, std::string* err) {
     return Fail::kNone;
   }
   std::string scratch;
+  if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   for (int c : claim_order_) {
+    if (v->dead[c]) continue;
     Candidate cand;
+    last_monotone_ = false;
     if (CanAddClaim(claims_[c], cls, *v, false, &cand, &scratch) == Fail::kNone) {
-      CommitClaim(c, pod, *v, cand);
+      CommitClaim(c, pod, *v, cand, false);
       return Fail::kNone;
     }
+    if (last_monotone_) v->dead[c] = 1;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
@@ -1485,8 +1531,6 @@ Fail Round::Add(int pod, int level, std::string* err) {
     cand.reqs.Add(InReq(k_.hostname, host), in_);
     int idx = static_cast<int>(claims_.size());
     claims_.push_back(std::move(trial));
-    claim_order_.push_back(idx);
-    claim_rank_.push_back(static_cast<int>(claim_order_.size()) - 1);
     // Pessimistic limits: the largest option's capacity.
     if (pool.has_limits) {
       ResVec mx;
@@ -1498,7 +1542,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
         if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }
-    CommitClaim(idx, pod, *v, cand);
+    CommitClaim(idx, pod, *v, cand, true);
     return Fail::kNone;
   }
   *err = absl::StrJoin(errs, "; ");
