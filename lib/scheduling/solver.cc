@@ -223,7 +223,7 @@ class Round {
   void Reposition(int ci, bool is_new);
   const Bits& LimitOk(int pool);
   bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                   std::string* err) const;
+                   std::string* err, bool* relaxed = nullptr) const;
 
   // Rendering.
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
@@ -1054,7 +1054,7 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
     if (!d.complement && d.values.empty()) {
       last_group_anti_ = g.type == GroupType::kAntiAffinity;
-      *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
+      if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
     out->Add(d, in_);
@@ -1166,7 +1166,7 @@ Bits Round::OfferCompat(int pool, const Reqs& reqs) {
 }
 
 bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                        std::string* err) const {
+                        std::string* err, bool* relaxed) const {
   std::vector<std::pair<Id, int32_t>> floors;
   for (const Req& r : reqs.items())
     if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
@@ -1189,7 +1189,10 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
     int32_t got = static_cast<int32_t>(seen[f].size());
     if (got >= floors[f].second) continue;
     short_keys.push_back(in_.Str(floors[f].first));
-    if (relax) reqs.GetMutable(floors[f].first)->min_values = got;
+    if (relax) {
+      reqs.GetMutable(floors[f].first)->min_values = got;
+      if (relaxed) *relaxed = true;
+    }
   }
   std::sort(short_keys.begin(), short_keys.end());
   if (err)
@@ -1260,16 +1263,15 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   std::string min_err;
   bool min_failed = false;
   if (remaining.Any() && reqs.HasMinValues()) {
-    if (!MinValuesOk(remaining, reqs, relax_min, &min_err)) {
+    if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
+                     &out->min_values_relaxed))
       min_failed = true;
-    } else if (relax_min && !min_err.empty()) {
-      out->min_values_relaxed = true;
-    }
   }
   if (remaining.Any() && !min_failed) {
     out->options = std::move(remaining);
     return Fail::kNone;
   }
+  if (err == nullptr) return Fail::kOther;
   // Karpenter's InstanceTypeFilterError.
   std::string rs;
   if (!tracked) {
@@ -1332,7 +1334,7 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     // Conflicting values stay conflicting as requirements only narrow; an
     // undefined key may become defined by a later pod.
     last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
-    *err = absl::StrCat("incompatible requirements, ", *err);
+    if (err) *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }
   Reqs base = claim.reqs;
@@ -1344,7 +1346,7 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     Reqs reqs = base;
     if (!alt.empty()) {
       if (!Compatible(reqs, alt, &wk_, in_, err)) {
-        *err = absl::StrCat("incompatible volume requirements, ", *err);
+        if (err) *err = absl::StrCat("incompatible volume requirements, ", *err);
         continue;
       }
       reqs.AddAll(alt, in_);
@@ -1380,11 +1382,11 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
         }
       });
       if (compatible_reserved && cand.reserve.empty()) {
-        *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
+        if (err) *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
         return Fail::kReserved;
       }
       if (!claim.reserved.empty() && cand.reserve.empty()) {
-        *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
+        if (err) *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
         return Fail::kReserved;
       }
     }
@@ -1464,13 +1466,12 @@ Fail Round::Add(int pod, int level, std::string* err) {
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }
-  std::string scratch;
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   for (int c : claim_order_) {
     if (v->dead[c]) continue;
     Candidate cand;
     last_monotone_ = false;
-    if (CanAddClaim(claims_[c], cls, *v, false, &cand, &scratch) == Fail::kNone) {
+    if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) == Fail::kNone) {
       CommitClaim(c, pod, *v, cand, false);
       return Fail::kNone;
     }

@@ -3,6 +3,7 @@
 
 #include "fixtures.h"
 #include "gmock/gmock.h"
+#include "nodeplan/catalog.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/verify.h"
 #include "nodeplan/workload.h"
@@ -35,7 +36,13 @@ TEST(Workshop, SeedNodePoolOnTheEmbeddedCatalog) {
   EXPECT_EQ(nc.launch().capacity_type(), "on-demand");
   EXPECT_GT(resp.cost(), 0);
   EXPECT_THAT(ReasonFor(resp, "default/gpu"), HasSubstr("incompatible with nodepool \"general-purpose\""));
-  ExpectVerified(r, resp);
+  // The verifier reads explicit catalogs: give it the one catalogRef meant.
+  v1::ScheduleRequest explicit_catalog = r;
+  explicit_catalog.clear_catalog_ref();
+  auto catalog = AwsCatalog(r.node_classes_size() ? &r.node_classes(0) : nullptr);
+  ASSERT_TRUE(catalog.ok());
+  *explicit_catalog.mutable_catalog() = *catalog;
+  ExpectVerified(explicit_catalog, resp);
 }
 
 TEST(Verifier, KarpenterBenchmarkPlansVerify) {
