@@ -17,11 +17,9 @@
 #include "nodeplan/hash.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/manifest.h"
+#include "nodeplan/schedule.h"
 #include "nodeplan/validate.h"
 #include "render.h"
-#ifdef NODEPLAN_HAVE_SCHEDULER
-#include "nodeplan/schedule.h"
-#endif
 
 namespace nodeplan::cli {
 namespace {
@@ -332,7 +330,6 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
       args.catalog == "aws" ? FindNodeClass(*set, first) : nullptr);
   if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
   *request.mutable_catalog() = *std::move(catalog);
-#ifdef NODEPLAN_HAVE_SCHEDULER
   absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
   if (!response.ok()) throw Failure{std::string(response.status().message())};
   absl::StatusOr<std::string> text;
@@ -348,11 +345,6 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   if (!text.ok()) throw Failure{std::string(text.status().message())};
   out << *text;
   return 0;
-#else
-  (void)out;
-  throw Failure{
-      "this nodeplan was built without the scheduler (lib/scheduling)"};
-#endif
 }
 
 void AddFiles(CLI::App* sub, std::vector<std::string>* files, bool required) {

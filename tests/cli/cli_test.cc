@@ -185,7 +185,8 @@ TEST(Cli, InvalidNodePoolsAreBadInputForScheduleAndCatalog) {
 }
 
 TEST(Cli, HashMatchesTheSeedAnnotation) {
-  Result r = Nodeplan("hash -f examples/workshop/nodepool-general-purpose.yaml");
+  Result r =
+      Nodeplan("hash -f examples/workshop/nodepool-general-purpose.yaml");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
             "NODEPOOL         HASH                 STORED\n"
@@ -215,7 +216,6 @@ TEST(Cli, CatalogListsAdmittedTypesInPriceOrder) {
                                "m5.large r5.large m5.xlarge]"));
 }
 
-#ifdef NODEPLAN_HAVE_SCHEDULER
 TEST(Cli, ScheduleTheWorkshopTable) {
   Result r = Nodeplan("schedule -f examples/workshop/");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -270,7 +270,6 @@ TEST(Cli, ApplyReadyOutputLoadsAsNodeClaims) {
   }
   EXPECT_EQ(set->node_pools_size() + set->pods_size(), 0);
 }
-#endif  // NODEPLAN_HAVE_SCHEDULER
 
 }  // namespace
 }  // namespace nodeplan
