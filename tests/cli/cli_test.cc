@@ -2,6 +2,7 @@
 // the exit status.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -38,8 +39,12 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// Per process and test: ctest runs the tests of this file in parallel.
 std::string TempPath(const std::string& name) {
-  return absl::StrCat(::testing::TempDir(), "/nodeplan_cli_", name);
+  const ::testing::TestInfo* test =
+      ::testing::UnitTest::GetInstance()->current_test_info();
+  return absl::StrCat(::testing::TempDir(), "/nodeplan_cli_", getpid(), "_",
+                      test == nullptr ? "" : test->name(), "_", name);
 }
 
 // Runs `nodeplan <args>` from the source tree, `stdin_text` on its input.
@@ -59,6 +64,8 @@ Result Nodeplan(const std::string& args, const std::string& stdin_text = "") {
   const int raw = pclose(pipe);
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   run.err = ReadFile(err_path);
+  std::remove(in_path.c_str());
+  std::remove(err_path.c_str());
   return run;
 }
 
