@@ -223,6 +223,45 @@ TEST(Cli, CatalogListsAdmittedTypesInPriceOrder) {
                                "m5.large r5.large m5.xlarge]"));
 }
 
+constexpr char kCatalogFile[] = R"(region: us-test-1
+source: hand-written test catalog
+instanceTypes:
+- name: small
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "2", memory: 4Gi, pods: "10"}
+  offerings:
+  - {zone: us-test-1a, capacityType: on-demand, price: 0.05}
+- name: big
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}
+  capacity: {cpu: "8", memory: 32Gi, pods: "50"}
+  offerings:
+  - {zone: us-test-1a, capacityType: on-demand, price: 0.4}
+)";
+
+TEST(Cli, CatalogFromAFile) {
+  const std::string catalog = WriteTemp("catalog.yaml", kCatalogFile);
+  Result r = Nodeplan(absl::StrCat("catalog --catalog '", catalog, "'"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "2 instance types with an available offering (of 2)\n"
+            "Source: hand-written test catalog\n"
+            "  TYPE   $/HOUR  ZONE        CAPACITY    CPU  MEMORY  PODS\n"
+            "  small  0.0500  us-test-1a  on-demand  2.00   4.0Gi    10\n"
+            "  big    0.4000  us-test-1a  on-demand  8.00  32.0Gi    50\n");
+  Result s =
+      Nodeplan(absl::StrCat("schedule -o json --catalog '", catalog,
+                            "' -f examples/workshop/nodepool-default.yaml"));
+  EXPECT_EQ(s.status, 0) << s.err;
+  v1::ScheduleResponse response;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(s.out, &response).ok());
+  EXPECT_EQ(response.new_node_claims_size(), 0);  // no pods in the input
+  Result empty =
+      Nodeplan("catalog --catalog examples/workshop/nodepool-default.yaml");
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_THAT(empty.err, HasSubstr("needs exactly one Catalog document"));
+}
+
 TEST(Cli, ScheduleTheWorkshopTable) {
   Result r = Nodeplan("schedule -f examples/workshop/");
   EXPECT_EQ(r.status, 0) << r.err;
