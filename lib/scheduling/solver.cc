@@ -210,9 +210,12 @@ class Round {
 
   // Placement.
   Fail Add(int pod, int level, std::string* err);
+  // `extra`, when given, is intersected into node_reqs key by key (so a
+  // NodeClaim can be checked before its requirements are copied and merged).
   bool AddTopology(const PodClass& cls, const View& v,
                    const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                   const WellKnown* allow, Reqs* out, std::string* err);
+                   const WellKnown* allow, Reqs* out, std::string* err,
+                   const Reqs* extra = nullptr);
   void Record(const PodClass& cls, const View& v,
               const std::vector<v1::Taint>& taints, const Reqs& reqs,
               const WellKnown* allow);
@@ -1057,12 +1060,20 @@ void Round::CountDomains(TopologyGroup& g) {
 
 bool Round::AddTopology(const PodClass& cls, const View& v,
                         const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                        const WellKnown* allow, Reqs* out, std::string* err) {
+                        const WellKnown* allow, Reqs* out, std::string* err,
+                        const Reqs* extra) {
   auto one = [&](const TopologyGroup& g) {
     Req exists;
     exists.key = g.key;
     const Req* pd = v.strict.Get(g.key);
     const Req* nd = node_reqs.Get(g.key);
+    Req merged;
+    if (extra != nullptr) {
+      if (const Req* e = extra->Get(g.key)) {
+        merged = nd ? Intersect(*nd, *e, in_) : *e;
+        nd = &merged;
+      }
+    }
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
     if (!d.complement && d.values.empty()) {
       last_group_anti_ = g.type == GroupType::kAntiAffinity;
@@ -1349,6 +1360,15 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     if (err) *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }
+  // Topology first, on the requirements as they would merge, before paying
+  // for the copy: most NodeClaims a pod cannot join fail here.
+  Reqs early_topo;
+  const bool early = cls.volume_alts.empty();
+  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                            err, &v.reqs)) {
+    last_monotone_ = last_group_anti_;
+    return Fail::kOther;
+  }
   Reqs base = claim.reqs;
   base.AddAll(v.reqs, in_);
   static const std::vector<Reqs> kNone = {Reqs()};
@@ -1364,7 +1384,9 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
       reqs.AddAll(alt, in_);
     }
     Reqs topo;
-    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+    if (early) {
+      topo = std::move(early_topo);
+    } else if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
       last_monotone_ = alts.size() == 1 && last_group_anti_;
       continue;
     }
