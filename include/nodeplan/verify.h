@@ -17,7 +17,10 @@
 //                  request.deployments (named as nodeplan/workload.h says).
 //   reason         an unschedulable pod carries a non-empty reason.
 //   node           a placement names a NodePool, instance type, Node or
-//                  NodeClaim that the request does not hold.
+//                  NodeClaim that the request does not hold. Instance types
+//                  come from request.catalog, else (catalog_ref "aws" or
+//                  empty) from the embedded AWS catalog (nodeplan/catalog.h
+//                  AwsCatalog) for each NodePool's NodeClass.
 //   instance-type  a NodeClaim's instance-type option contradicts its
 //                  NodePool's or its own requirements (node_claim.spec.
 //                  requirements, which must carry the narrowing the pods

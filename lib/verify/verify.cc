@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/catalog.h"
 #include "nodeplan/workload.h"
 #include "verify/amount.h"
 #include "verify/label_domain.h"
@@ -145,8 +146,8 @@ class Verifier {
   // --- catalog ---
 
   void IndexCatalog() {
-    for (const auto& it : request_.catalog().instance_types()) {
-      types_.emplace(it.name(), &it);
+    for (const auto& nc : request_.node_classes()) {
+      node_classes_.emplace(nc.metadata().name(), &nc);
     }
     for (const auto& u : request_.unavailable_offerings()) {
       unavailable_.insert({u.instance_type(), u.zone(), u.capacity_type()});
@@ -154,6 +155,49 @@ class Verifier {
     for (const auto& pool : request_.node_pools()) {
       pools_.emplace(pool.metadata().name(), &pool);
     }
+  }
+
+  // The catalog a NodePool launches from: the request's explicit catalog,
+  // else the embedded AWS catalog for the NodePool's NodeClass (built by
+  // the catalog library; the verifier only reads its figures).
+  const v1::Catalog* PoolCatalog(const v1::NodePool& pool) {
+    if (request_.catalog().instance_types_size() > 0)
+      return &request_.catalog();
+    if (!request_.catalog_ref().empty() && request_.catalog_ref() != "aws") {
+      Add("input", "nodepool " + pool.metadata().name(),
+          "unknown catalog_ref \"" + request_.catalog_ref() + "\"");
+      return nullptr;
+    }
+    const std::string& class_name =
+        pool.spec().template_().spec().node_class_ref().name();
+    auto cached = aws_by_class_.find(class_name);
+    if (cached != aws_by_class_.end()) return cached->second;
+    auto nc = node_classes_.find(class_name);
+    absl::StatusOr<v1::Catalog> catalog =
+        AwsCatalog(nc == node_classes_.end() ? nullptr : nc->second);
+    const v1::Catalog* result = nullptr;
+    if (!catalog.ok()) {
+      Add("input", "nodepool " + pool.metadata().name(),
+          "embedded AWS catalog: " + std::string(catalog.status().message()));
+    } else {
+      aws_catalogs_.push_back(*std::move(catalog));
+      result = &aws_catalogs_.back();
+    }
+    aws_by_class_.emplace(class_name, result);
+    return result;
+  }
+
+  const v1::InstanceType* FindType(const v1::NodePool& pool,
+                                   const std::string& name) {
+    const v1::Catalog* catalog = PoolCatalog(pool);
+    if (catalog == nullptr) return nullptr;
+    auto& index = types_[catalog];
+    if (index.empty()) {
+      for (const auto& it : catalog->instance_types())
+        index.emplace(it.name(), &it);
+    }
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
   }
 
   bool OfferingUsable(const v1::InstanceType& type, const v1::Offering& o) {
@@ -501,13 +545,7 @@ class Verifier {
       return;
     }
     const v1::NodePool& pool = *pool_it->second;
-    if (request_.catalog().instance_types_size() == 0) {
-      Add("input", site.subject,
-          "only explicit catalogs are supported by the verifier (catalog_ref "
-          "\"" +
-              request_.catalog_ref() + "\")");
-      return;
-    }
+    if (PoolCatalog(pool) == nullptr) return;
     for (const auto& t : pool.spec().template_().spec().taints()) {
       if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
     }
@@ -527,25 +565,24 @@ class Verifier {
         continue;
       }
       launch_listed |= name == claim.launch().instance_type();
-      auto type_it = types_.find(name);
-      if (type_it == types_.end()) {
+      const v1::InstanceType* type = FindType(pool, name);
+      if (type == nullptr) {
         Add("node", site.subject,
             absl::StrCat("instance type ", name, " is not in the catalog"));
         continue;
       }
       std::string why;
-      std::optional<LabelSpace> labels = OptionLabels(
-          pool, *type_it->second, claim_requirements, claim.name(), &why);
+      std::optional<LabelSpace> labels =
+          OptionLabels(pool, *type, claim_requirements, claim.name(), &why);
       if (!labels) {
         Add("instance-type", site.subject,
             absl::StrCat("option ", name, " is incompatible: ", why));
         continue;
       }
-      std::optional<Resources> allocatable =
-          Allocatable(*type_it->second, site.subject);
+      std::optional<Resources> allocatable = Allocatable(*type, site.subject);
       if (!allocatable) continue;
-      site.views.push_back(OptionView{type_it->second, std::move(*labels),
-                                      std::move(*allocatable)});
+      site.views.push_back(
+          OptionView{type, std::move(*labels), std::move(*allocatable)});
     }
     CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
   }
@@ -559,9 +596,9 @@ class Verifier {
           absl::StrCat("launch instance type \"", launch.instance_type(),
                        "\" is not among the options"));
     }
-    auto type_it = types_.find(launch.instance_type());
-    if (type_it == types_.end()) return;
-    const v1::InstanceType& type = *type_it->second;
+    const v1::InstanceType* found = FindType(pool, launch.instance_type());
+    if (found == nullptr) return;
+    const v1::InstanceType& type = *found;
     Resources capacity;
     verify_internal::ParseResources(type.capacity(), capacity, nullptr);
     site.capacity = capacity;
@@ -846,7 +883,9 @@ class Verifier {
     if (it != catalog_domains_.end()) return it->second;
     std::set<std::string> values;
     for (const auto& pool : request_.node_pools()) {
-      for (const auto& type : request_.catalog().instance_types()) {
+      const v1::Catalog* catalog = PoolCatalog(pool);
+      if (catalog == nullptr) continue;
+      for (const auto& type : catalog->instance_types()) {
         std::string why;
         auto labels = OptionLabels(pool, type, {}, "", &why);
         if (!labels) continue;
@@ -1193,7 +1232,11 @@ class Verifier {
   std::vector<Violation> violations_;
   std::set<std::string> reported_;
 
-  std::map<std::string, const v1::InstanceType*> types_;
+  std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
+      types_;
+  std::map<std::string, const v1::NodeClass*> node_classes_;
+  std::deque<v1::Catalog> aws_catalogs_;
+  std::map<std::string, const v1::Catalog*> aws_by_class_;
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
