@@ -860,19 +860,26 @@ class Verifier {
   // --- topology ---
 
   // The values a site's label `key` may take; nullopt when unbounded.
-  std::optional<std::set<std::string>> DomainsOf(int site,
-                                                 const std::string& key) {
-    std::set<std::string> out;
+  // Cached: sites do not change once the checks run.
+  const std::optional<std::set<std::string>>& DomainsOf(
+      int site, const std::string& key) {
+    auto cached = domains_cache_.find({site, key});
+    if (cached != domains_cache_.end()) return cached->second;
+    std::optional<std::set<std::string>> out = std::set<std::string>{};
     for (const OptionView& view : sites_[site].views) {
       auto values = verify_internal::Lookup(view.labels, key).PresentValues();
-      if (!values) return std::nullopt;
-      out.insert(values->begin(), values->end());
+      if (!values) {
+        out.reset();
+        break;
+      }
+      out->insert(values->begin(), values->end());
     }
-    return out;
+    return domains_cache_.emplace(std::make_pair(site, key), std::move(out))
+        .first->second;
   }
 
   std::optional<std::string> PinnedDomain(int site, const std::string& key) {
-    auto d = DomainsOf(site, key);
+    const auto& d = DomainsOf(site, key);
     if (d && d->size() == 1) return *d->begin();
     return std::nullopt;
   }
@@ -1069,7 +1076,7 @@ class Verifier {
     }
     std::set<std::string> reported;
     for (int o : owners) {
-      auto domains = DomainsOf(pods_[o].site, key);
+      const auto& domains = DomainsOf(pods_[o].site, key);
       if (!domains) continue;
       const std::string subject = "pod " + pods_[o].facts.key;
       if (domains->empty()) {
@@ -1143,7 +1150,7 @@ class Verifier {
           it = cache.emplace(cache_key, MatchingPods(term, entry.facts)).first;
         }
         const std::vector<int>& matches = it->second;
-        auto domains = DomainsOf(entry.site, key);
+        const auto& domains = DomainsOf(entry.site, key);
         if (!domains) continue;
         const std::string subject = "pod " + entry.facts.key;
         if (domains->empty()) {
@@ -1189,6 +1196,7 @@ class Verifier {
 
   void CheckAntiAffinity() {
     std::set<std::tuple<int, int, std::string>> reported;
+    std::map<std::string, std::vector<int>> matches;
     for (size_t i = 0; i < pods_.size(); ++i) {
       const PodEntry& owner = pods_[i];
       if (owner.site < 0) continue;
@@ -1198,13 +1206,20 @@ class Verifier {
                .required_during_scheduling_ignored_during_execution()) {
         const std::string key =
             verify_internal::NormalizeKey(term.topology_key());
-        auto owner_domains = DomainsOf(owner.site, key);
+        const auto& owner_domains = DomainsOf(owner.site, key);
         if (!owner_domains || owner_domains->empty()) continue;
-        for (int m : MatchingPods(term, owner.facts)) {
+        const std::string cache_key =
+            absl::StrCat(owner.facts.ns, "\n", Canonical(term));
+        auto cached = matches.find(cache_key);
+        if (cached == matches.end()) {
+          cached =
+              matches.emplace(cache_key, MatchingPods(term, owner.facts)).first;
+        }
+        for (int m : cached->second) {
           if (m == static_cast<int>(i)) continue;
           if (!owner.pending && !pods_[m].pending)
             continue;  // not the plan's doing
-          auto other = DomainsOf(pods_[m].site, key);
+          const auto& other = DomainsOf(pods_[m].site, key);
           if (!other) continue;
           std::vector<std::string> shared;
           std::set_intersection(owner_domains->begin(), owner_domains->end(),
@@ -1240,6 +1255,8 @@ class Verifier {
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
+  std::map<std::pair<int, std::string>, std::optional<std::set<std::string>>>
+      domains_cache_;
 
   std::deque<v1::Pod> expanded_;
   std::vector<PodEntry> pods_;
