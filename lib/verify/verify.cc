@@ -207,6 +207,15 @@ class Verifier {
 
   std::optional<Resources> Allocatable(const v1::InstanceType& type,
                                        const std::string& subject) {
+    auto cached = allocatable_cache_.find(&type);
+    if (cached != allocatable_cache_.end()) return cached->second;
+    std::optional<Resources> computed = ComputeAllocatable(type, subject);
+    allocatable_cache_.emplace(&type, computed);
+    return computed;
+  }
+
+  std::optional<Resources> ComputeAllocatable(const v1::InstanceType& type,
+                                              const std::string& subject) {
     Resources capacity, sum;
     std::string error;
     const v1::Overhead& overhead = type.overhead();
@@ -244,10 +253,70 @@ class Verifier {
   // NodePool name, the instance type's labels and requirements, then the
   // NodePool's and the NodeClaim's requirements, zone and capacity type
   // from the offerings those allow. nullopt (with *why) if nothing is left.
+  // The labels an option would carry. Cached per (NodePool, instance type,
+  // requirements), since plans repeat them; the instance-type requirement
+  // (often hundreds of names) is checked apart so that it stays out of the
+  // cache key.
   std::optional<LabelSpace> OptionLabels(
       const v1::NodePool& pool, const v1::InstanceType& type,
       const std::vector<Expr>& claim_requirements, const std::string& hostname,
       std::string* why) {
+    ClaimRequirements split = SplitRequirements(claim_requirements);
+    return OptionLabels(pool, type, split, hostname, why);
+  }
+
+  struct ClaimRequirements {
+    std::vector<Expr> other;          // without hostname, instance type
+    std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
+    std::string signature;            // of `other`
+  };
+
+  static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs) {
+    ClaimRequirements out;
+    for (const Expr& e : reqs) {
+      if (e.key == kHostnameKey) continue;
+      (e.key == kInstanceTypeKey ? out.instance_type : out.other).push_back(e);
+    }
+    out.signature = verify_internal::ExprsToString(out.other);
+    return out;
+  }
+
+  std::optional<LabelSpace> OptionLabels(const v1::NodePool& pool,
+                                         const v1::InstanceType& type,
+                                         const ClaimRequirements& reqs,
+                                         const std::string& hostname,
+                                         std::string* why) {
+    const Domain name = Domain::Fixed(type.name());
+    for (const Expr& e : reqs.instance_type) {
+      if (!name.Possibly(e)) {
+        *why = absl::StrCat("the NodeClaim's ", kInstanceTypeKey,
+                            " requirement excludes it");
+        return std::nullopt;
+      }
+    }
+    const std::string key = absl::StrCat(pool.metadata().name(), "\n",
+                                         type.name(), "\n", reqs.signature);
+    auto it = option_cache_.find(key);
+    if (it == option_cache_.end()) {
+      std::string reason;
+      std::optional<LabelSpace> computed =
+          ComputeOptionLabels(pool, type, reqs.other, &reason);
+      it = option_cache_
+               .emplace(key, std::make_pair(std::move(computed), reason))
+               .first;
+    }
+    if (!it->second.first) {
+      *why = it->second.second;
+      return std::nullopt;
+    }
+    LabelSpace space = *it->second.first;
+    if (!hostname.empty()) space[kHostnameKey] = Domain::Fixed(hostname);
+    return space;
+  }
+
+  std::optional<LabelSpace> ComputeOptionLabels(
+      const v1::NodePool& pool, const v1::InstanceType& type,
+      const std::vector<Expr>& claim_requirements, std::string* why) {
     LabelSpace space;
     for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
@@ -259,7 +328,6 @@ class Verifier {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
     }
     space[kInstanceTypeKey] = Domain::Fixed(type.name());
-    if (!hostname.empty()) space[kHostnameKey] = Domain::Fixed(hostname);
     std::vector<Expr> narrowing;
     for (const auto& r : type.requirements()) narrowing.push_back(ToExpr(r));
     for (const auto& r : pool.spec().template_().spec().requirements()) {
@@ -553,6 +621,7 @@ class Verifier {
     for (const auto& r : claim.node_claim().spec().requirements()) {
       claim_requirements.push_back(ToExpr(r));
     }
+    const ClaimRequirements split = SplitRequirements(claim_requirements);
     if (claim.instance_types().empty()) {
       Add("instance-type", site.subject, "no instance-type options");
     }
@@ -573,7 +642,7 @@ class Verifier {
       }
       std::string why;
       std::optional<LabelSpace> labels =
-          OptionLabels(pool, *type, claim_requirements, claim.name(), &why);
+          OptionLabels(pool, *type, split, claim.name(), &why);
       if (!labels) {
         Add("instance-type", site.subject,
             absl::StrCat("option ", name, " is incompatible: ", why));
@@ -894,7 +963,7 @@ class Verifier {
       if (catalog == nullptr) continue;
       for (const auto& type : catalog->instance_types()) {
         std::string why;
-        auto labels = OptionLabels(pool, type, {}, "", &why);
+        auto labels = OptionLabels(pool, type, ClaimRequirements{}, "", &why);
         if (!labels) continue;
         auto present = verify_internal::Lookup(*labels, key).PresentValues();
         if (present) values.insert(present->begin(), present->end());
@@ -1255,6 +1324,10 @@ class Verifier {
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
+  std::map<std::string, std::pair<std::optional<LabelSpace>, std::string>>
+      option_cache_;
+  std::map<const v1::InstanceType*, std::optional<Resources>>
+      allocatable_cache_;
   std::map<std::pair<int, std::string>, std::optional<std::set<std::string>>>
       domains_cache_;
 
