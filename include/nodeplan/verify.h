@@ -48,6 +48,9 @@
 //                  constraint, existing(d) + selected owners(d) -
 //                  min over eligible domains <= maxSkew (min 0 for
 //                  hostname or when fewer than minDomains domains exist).
+//                  Selected pods that do not own the constraint are counted
+//                  in the minimum but not assumed to precede an owner, so a
+//                  plan that piles non-owners into one domain can pass.
 //   pod-affinity   a required affinity term has no matching pod in the
 //                  pod's domain (a self-matching pod may start a domain when
 //                  no bound pod matches elsewhere).
