@@ -239,6 +239,26 @@ const char* const kHandled[] = {
     "a: x # c\n  # c2\nb: y\n",
     "a: 'x' # c\n",
     "---: x\n...x: y\n",
+    "---\n...\n",
+    "a: |\n",
+    "a: |",
+    "a: >-",
+    "- |\n",
+    "a:\n  b: |\n\n\n",
+    "a: >\n\n  x\n\n   y\n  z\n",
+    "a: |-\n  x\n\n# c\nb: 1\n",
+    "\"a\\\"b\": 1\n'c''d': 2\n",
+    "a: 'a # b'\nb: \"c # d\"\n",
+    "a: [\"]\", '}', \"{\", '[']\n",
+    "- a:\n  - x\n  b: 1\n",
+    "a:\n  -\n  - b\n",
+    "a: 1 #c\n#d\n  #e\nb: 2\n",
+    "\xC3\xA9:\n\xC3\xA9\xC3\xA9:\n",
+    "a: \xC3\xA9 # c\nb:\n  - \xC3\xA9: \"\xC3\xA9\"\n",
+    "k: v\n---\n",
+    "# c\r\na: 1 # x\r\n\r\nb: 'y'\r\n",
+    "a: 1\r\nb: 2",
+    "a:\r\n- x\r\n-\r\n  y: |+\r\n    z\r\n\r\n",
 };
 
 TEST(YamlFastReaderTest, HandWrittenCasesTakeTheFastPathAndMatch) {
@@ -295,6 +315,10 @@ const char* const kOutside[] = {
     "[a]\n",
     "a: x\n\xC2\x85"
     "b: y\n",
+    "a: |\n  x\n b: 1\n",
+    "a: 1\n\t\n",
+    "a: >\n  x\n\ty\n",
+    "- a\n -b\n",
 };
 
 TEST(YamlFastReaderTest, OutsideTheSubsetFallsBackOrMatches) {
