@@ -28,8 +28,18 @@ struct Token {
   const char* start = nullptr;  // first character (the quote if quoted)
   const char* after = nullptr;  // just after the token
   absl::string_view text;       // the value
+  uint32_t line = 0;            // position of `start`
+  uint32_t column = 0;
   bool plain = false;
-  bool decoded = false;  // text lives in the scratch buffer
+  bool decoded = false;    // text lives in the scratch buffer
+  bool multiline = false;  // continued on later lines (never a key)
+};
+
+// The next non-blank line after a line break inside a scalar.
+struct Ahead {
+  const char* line_begin = nullptr;
+  const char* content = nullptr;  // first non-space (the end at the end)
+  uint32_t breaks = 0;            // line breaks crossed
 };
 
 class FastYamlReader {
@@ -279,10 +289,10 @@ class FastYamlReader {
     n.plain = plain;
     tape_.nodes.push_back(n);
   }
-  void Emit(const Token& t, uint32_t line) {
+  void Emit(const Token& t) {
     const char* data = t.text.data();
     if (t.decoded) data = tape_.arena.Copy(t.text);
-    PushScalar(data, t.text.size(), line, Col(t.start), t.plain);
+    PushScalar(data, t.text.size(), t.line, t.column, t.plain);
   }
   // False when nesting would exceed what ReadYaml accepts.
   bool Open(NodeType type, uint32_t line, uint32_t column, uint32_t* index) {
@@ -342,41 +352,139 @@ class FastYamlReader {
     }
   }
 
-  // A one-line plain scalar in the block context. Stops at ": " (after
-  // optional spaces), " #", or the line end; `after` points there.
-  bool ScanPlain(const char* q, Token* t) {
-    t->start = q;
-    const char* last = q;
+  // q at a line break inside a scalar: the next non-blank line. False on a
+  // tab where libyaml might see indentation.
+  bool LookAhead(const char* q, Ahead* a) const {
+    uint32_t breaks = 0;
     while (true) {
-      while (true) {
-        const char c = Peek(q);
-        if (c == ' ' || IsBreakOrEnd(c)) break;
-        if (c == '\t') return false;
-        if (c == ':' && IsBlankz(q + 1)) break;
-        ++q;
-      }
-      last = q;
-      if (Peek(q) == ':') break;
-      const char* w = q;
-      while (Peek(w) == ' ') ++w;
-      const char c = Peek(w);
+      q += *q == '\r' ? 2 : 1;
+      ++breaks;
+      const char* begin = q;
+      while (Peek(q) == ' ') ++q;
+      const char c = Peek(q);
       if (c == '\t') return false;
-      if (IsBreakOrEnd(c) || c == '#' || (c == ':' && IsBlankz(w + 1))) {
-        q = w;
-        break;
-      }
-      q = w;
+      if (c == '\n' || c == '\r') continue;
+      a->line_begin = begin;
+      a->content = q;
+      a->breaks = breaks;
+      return true;
     }
-    t->after = q;
-    t->text = absl::string_view(t->start, static_cast<size_t>(last - t->start));
+  }
+
+  bool IsMarkerAt(const char* q) const {
+    return end_ - q >= 3 &&
+           ((q[0] == '-' && q[1] == '-' && q[2] == '-') ||
+            (q[0] == '.' && q[1] == '.' && q[2] == '.')) &&
+           IsBlankz(q + 3);
+  }
+
+  // Whether a scalar inside a block collection of `parent_indent` goes on
+  // at `a`: a deeper line that is neither a comment nor a document marker.
+  bool Continues(const Ahead& a, int parent_indent) const {
+    if (a.content >= end_ || *a.content == '#') return false;
+    const int column = static_cast<int>(a.content - a.line_begin);
+    return column > parent_indent && !(column == 0 && IsMarkerAt(a.content));
+  }
+
+  // Moves the line bookkeeping to the line `a` found; appends libyaml's fold
+  // of the breaks crossed (one break is a space, n breaks n-1 newlines).
+  void FoldTo(const Ahead& a) {
+    if (a.breaks == 1) {
+      scratch_.push_back(' ');
+    } else {
+      scratch_.append(a.breaks - 1, '\n');
+    }
+    line_ += a.breaks;
+    line_start_ = a.line_begin;
+  }
+
+  // A plain scalar in the block context, continued on deeper lines as
+  // libyaml folds them. Stops at ": " (after optional spaces), " #", or a
+  // line end not followed by a continuation; `after` points there.
+  bool ScanPlain(const char* q, Token* t, int parent_indent) {
+    t->start = q;
+    t->line = line_;
+    t->column = Col(q);
     t->plain = true;
     t->decoded = false;
+    t->multiline = false;
+    const char* segment = q;
+    while (true) {
+      const char* last = q;
+      bool at_eol = false;
+      while (true) {
+        while (true) {
+          const char c = Peek(q);
+          if (c == ' ' || IsBreakOrEnd(c)) break;
+          if (c == '\t') return false;
+          if (c == ':' && IsBlankz(q + 1)) break;
+          ++q;
+        }
+        last = q;
+        if (Peek(q) == ':') break;
+        const char* w = q;
+        while (Peek(w) == ' ') ++w;
+        const char c = Peek(w);
+        if (c == '\t') return false;
+        if (IsBreakOrEnd(c)) {
+          q = w;
+          at_eol = true;
+          break;
+        }
+        if (c == '#' || (c == ':' && IsBlankz(w + 1))) {
+          q = w;
+          break;
+        }
+        q = w;
+      }
+      if (t->decoded) scratch_.append(segment, last);
+      Ahead a;
+      if (at_eol && q < end_) {
+        if (!LookAhead(q, &a)) return false;
+        at_eol = Continues(a, parent_indent);
+      } else {
+        at_eol = false;
+      }
+      if (!at_eol) {
+        t->after = q;
+        t->text = t->decoded
+                      ? absl::string_view(scratch_)
+                      : absl::string_view(t->start,
+                                          static_cast<size_t>(last - t->start));
+        return true;
+      }
+      if (!t->decoded) {
+        scratch_.assign(t->start, last);
+        t->decoded = true;
+        t->multiline = true;
+      }
+      FoldTo(a);
+      q = segment = a.content;
+    }
+  }
+
+  // A line break inside a quoted scalar: drop the line's trailing literal
+  // spaces (scratch_ keeps `keep` bytes) and fold onto the next line, which
+  // must be deeper than the enclosing block collection.
+  bool QuotedBreak(const char** q, size_t keep, int parent_indent) {
+    Ahead a;
+    if (!LookAhead(*q, &a) || a.content >= end_) return false;
+    const int column = static_cast<int>(a.content - a.line_begin);
+    if (column <= parent_indent || (column == 0 && IsMarkerAt(a.content))) {
+      return false;
+    }
+    scratch_.resize(keep);
+    FoldTo(a);
+    *q = a.content;
     return true;
   }
 
-  bool ScanSingle(const char* q, Token* t) {
+  bool ScanSingle(const char* q, Token* t, int parent_indent) {
     t->start = q;
+    t->line = line_;
+    t->column = Col(q);
     t->plain = false;
+    t->multiline = false;
     const char* s = ++q;
     while (true) {
       const char c = Peek(q);
@@ -387,15 +495,19 @@ class FastYamlReader {
         t->after = q + 1;
         return true;
       }
-      if (c == '\t' || IsBreakOrEnd(c)) return false;
+      if (c == '\t' || c == '\0') return false;
+      if (c == '\n' || c == '\r') break;
       ++q;
     }
     scratch_.assign(s, q);
+    size_t keep = scratch_.size();
+    while (keep > 0 && scratch_[keep - 1] == ' ') --keep;
     while (true) {
       const char c = Peek(q);
       if (c == '\'') {
         if (Peek(q + 1) == '\'') {
           scratch_.push_back('\'');
+          keep = scratch_.size();
           q += 2;
           continue;
         }
@@ -404,8 +516,15 @@ class FastYamlReader {
         t->after = q + 1;
         return true;
       }
-      if (c == '\t' || IsBreakOrEnd(c)) return false;
+      if (c == '\t' || c == '\0') return false;
+      if (c == '\n' || c == '\r') {
+        if (!QuotedBreak(&q, keep, parent_indent)) return false;
+        t->multiline = true;
+        keep = scratch_.size();
+        continue;
+      }
       scratch_.push_back(c);
+      if (c != ' ') keep = scratch_.size();
       ++q;
     }
   }
@@ -436,9 +555,12 @@ class FastYamlReader {
     }
   }
 
-  bool ScanDouble(const char* q, Token* t) {
+  bool ScanDouble(const char* q, Token* t, int parent_indent) {
     t->start = q;
+    t->line = line_;
+    t->column = Col(q);
     t->plain = false;
+    t->multiline = false;
     const char* s = ++q;
     while (true) {
       const char c = Peek(q);
@@ -448,11 +570,13 @@ class FastYamlReader {
         t->after = q + 1;
         return true;
       }
-      if (c == '\\') break;
-      if (c == '\t' || IsBreakOrEnd(c)) return false;
+      if (c == '\\' || c == '\n' || c == '\r') break;
+      if (c == '\t' || c == '\0') return false;
       ++q;
     }
     scratch_.assign(s, q);
+    size_t keep = scratch_.size();
+    while (keep > 0 && scratch_[keep - 1] == ' ') --keep;
     while (true) {
       const char c = Peek(q);
       if (c == '"') {
@@ -461,9 +585,16 @@ class FastYamlReader {
         t->after = q + 1;
         return true;
       }
-      if (c == '\t' || IsBreakOrEnd(c)) return false;
+      if (c == '\t' || c == '\0') return false;
+      if (c == '\n' || c == '\r') {
+        if (!QuotedBreak(&q, keep, parent_indent)) return false;
+        t->multiline = true;
+        keep = scratch_.size();
+        continue;
+      }
       if (c != '\\') {
         scratch_.push_back(c);
+        if (c != ' ') keep = scratch_.size();
         ++q;
         continue;
       }
@@ -539,21 +670,24 @@ class FastYamlReader {
         AppendCodePoint(v);
         q += digits;
       }
+      keep = scratch_.size();
     }
   }
 
-  // A plain or quoted scalar starting at q (block context).
-  bool ScanScalar(const char* q, Token* t) {
+  // A plain or quoted scalar starting at q (block context), inside a block
+  // collection of `parent_indent`.
+  bool ScanScalar(const char* q, Token* t, int parent_indent) {
     const char c = Peek(q);
-    if (c == '"') return ScanDouble(q, t);
-    if (c == '\'') return ScanSingle(q, t);
+    if (c == '"') return ScanDouble(q, t, parent_indent);
+    if (c == '\'') return ScanSingle(q, t, parent_indent);
     if (!PlainStart(q)) return false;
-    return ScanPlain(q, t);
+    return ScanPlain(q, t, parent_indent);
   }
 
   // If the token is a simple key (": " follows on its line), the position
   // just after the ':'. libyaml limits simple keys to 1024 characters.
   const char* KeyColon(const Token& t) const {
+    if (t.multiline) return nullptr;
     const char* q = t.after;
     while (Peek(q) == ' ') ++q;
     if (Peek(q) != ':' || !IsBlankz(q + 1)) return nullptr;
@@ -561,40 +695,16 @@ class FastYamlReader {
     return q + 1;
   }
 
-  // After a scalar value on its line: the rest of the line, and for a plain
-  // scalar ended by the line end, no continuation line (a more indented,
-  // non-comment line would continue a multi-line plain scalar).
-  bool FinishScalarValue(const Token& t, int parent_indent) {
+  // After a scalar value: the rest of its (last) line. ScanPlain already
+  // took any continuation lines.
+  bool FinishScalarValue(const Token& t) {
     p_ = t.after;
     if (!t.plain) return FinishLine() && SkipBlankLines();
-    if (Peek(p_) == '#') {  // the scanner saw the space before it
-      SkipToLineEnd();
-      NextLine();
-      return SkipBlankLines();
-    }
     if (Peek(p_) == ':') return false;  // "a: b: c"
-    NextLine();
-    const char* q = p_;
-    while (q < end_) {
-      const char* line = q;
-      while (Peek(q) == ' ') ++q;
-      const char c = Peek(q);
-      if (c == '\n' || c == '\r') {
-        q += c == '\r' ? 2 : 1;
-        continue;
-      }
-      if (c == '\0' || c == '#') break;
-      if (c == '\t') return false;
-      const int column = static_cast<int>(q - line);
-      if (column > parent_indent) {
-        const bool marker = column == 0 && end_ - q >= 3 &&
-                            ((q[0] == '-' && q[1] == '-' && q[2] == '-') ||
-                             (q[0] == '.' && q[1] == '.' && q[2] == '.')) &&
-                            IsBlankz(q + 3);
-        if (!marker) return false;
-      }
-      break;
+    if (Peek(p_) == '#') {              // the scanner saw the space before it
+      SkipToLineEnd();
     }
+    NextLine();
     return SkipBlankLines();
   }
 
@@ -610,10 +720,10 @@ class FastYamlReader {
       return ParseFlow() && FinishLine() && SkipBlankLines();
     }
     Token t;
-    if (!ScanScalar(p_, &t)) return false;
+    if (!ScanScalar(p_, &t, parent_indent)) return false;
     if (KeyColon(t) != nullptr) return ParseBlockMapping(column, t);
-    Emit(t, line_);
-    return FinishScalarValue(t, parent_indent);
+    Emit(t);
+    return FinishScalarValue(t);
   }
 
   // A value on the same line as its key or "-".
@@ -624,9 +734,9 @@ class FastYamlReader {
       return ParseFlow() && FinishLine() && SkipBlankLines();
     }
     Token t;
-    if (!ScanScalar(p_, &t)) return false;
-    Emit(t, line_);
-    return FinishScalarValue(t, parent_indent);
+    if (!ScanScalar(p_, &t, parent_indent)) return false;
+    Emit(t);
+    return FinishScalarValue(t);
   }
 
   // A block mapping whose keys sit at column n; `key` is the first key.
@@ -637,7 +747,7 @@ class FastYamlReader {
     }
     while (true) {
       const uint32_t key_line = line_;
-      Emit(key, key_line);
+      Emit(key);
       const char* q = KeyColon(key);
       const uint32_t empty_column = Col(q);
       while (Peek(q) == ' ') ++q;
@@ -658,7 +768,7 @@ class FastYamlReader {
       }
       if (eof_ || indent_ < n || AtMarker()) break;
       if (indent_ > n) return false;
-      if (!ScanScalar(p_, &key) || KeyColon(key) == nullptr) return false;
+      if (!ScanScalar(p_, &key, n) || KeyColon(key) == nullptr) return false;
     }
     uint32_t line, column;
     EndMark(n, &line, &column);
@@ -696,12 +806,12 @@ class FastYamlReader {
           if (!ParseInlineValue(m)) return false;
         } else {
           Token t;
-          if (!ScanScalar(q, &t)) return false;
+          if (!ScanScalar(q, &t, m)) return false;
           if (KeyColon(t) != nullptr) {
             if (!ParseBlockMapping(k, t)) return false;
           } else {
-            Emit(t, line_);
-            if (!FinishScalarValue(t, m)) return false;
+            Emit(t);
+            if (!FinishScalarValue(t)) return false;
           }
         }
       }
@@ -820,6 +930,9 @@ class FastYamlReader {
       return false;
     }
     t->start = q;
+    t->line = line_;
+    t->column = Col(q);
+    t->multiline = false;
     const char* last = q;
     while (true) {
       while (true) {
@@ -856,11 +969,13 @@ class FastYamlReader {
   bool ParseFlowScalar() {
     Token t;
     const char c = Peek(p_);
-    bool ok = c == '"'    ? ScanDouble(p_, &t)
-              : c == '\'' ? ScanSingle(p_, &t)
+    // Flow collections stay on one line here: no quoted continuation.
+    constexpr int kOneLine = 1 << 30;
+    bool ok = c == '"'    ? ScanDouble(p_, &t, kOneLine)
+              : c == '\'' ? ScanSingle(p_, &t, kOneLine)
                           : ScanFlowPlain(&t);
     if (!ok) return false;
-    Emit(t, line_);
+    Emit(t);
     p_ = t.after;
     return true;
   }

@@ -259,6 +259,21 @@ const char* const kHandled[] = {
     "# c\r\na: 1 # x\r\n\r\nb: 'y'\r\n",
     "a: 1\r\nb: 2",
     "a:\r\n- x\r\n-\r\n  y: |+\r\n    z\r\n\r\n",
+    // Multi-line scalars, as kubectl folds long strings at 80 columns.
+    "status:\n  conditions:\n  - message: '0/5 nodes are available: 5 "
+    "Insufficient cpu.\n      preemption: 0/5 nodes are available: 5 No "
+    "preemption victims\n      found for incoming pod.'\n    reason: "
+    "Unschedulable\n",
+    "a: b\n  c\n",
+    "a:\n  b\n  c\nd: e\n",
+    "- a\n  b\n- c\n",
+    "k:\n- a\n  b\n- c\n",
+    "a: plain text  \n  continued here\n\n  after blank\n\n\nb: 1\n",
+    "root\nscalar\n---\nnext\n  one\n",
+    "a: 'b\n  c'\n",
+    "k: 'x  \n\n\n   y '\n",
+    "a: \"x  \\t\n  y\\ \n  z  \n  \\\" w\"\n",
+    "a: \"\n  x\n  \"\n",
 };
 
 TEST(YamlFastReaderTest, HandWrittenCasesTakeTheFastPathAndMatch) {
@@ -319,6 +334,14 @@ const char* const kOutside[] = {
     "a: 1\n\t\n",
     "a: >\n  x\n\ty\n",
     "- a\n -b\n",
+    "a: x\n  # c\n  y\n",
+    "- 'a\n  b': 1\n",
+    "a: x # c\n  b: 1\n",
+    "a: x\n  y: z\n",
+    "a:\n  b: 'x\ny'\n",
+    "a: 'x\n---\n  y'\n",
+    "a: \"x\n\ty\"\n",
+    "a: x\n\n",
 };
 
 TEST(YamlFastReaderTest, OutsideTheSubsetFallsBackOrMatches) {
