@@ -14,6 +14,7 @@
 // value sits just after its ":" or "-". Columns count characters, not bytes.
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -118,56 +119,78 @@ class FastYamlReader {
     const auto* e = reinterpret_cast<const unsigned char*>(end_);
     const unsigned char* last_line = s;
     uint32_t lines = 0;
+    bool ascii = true;
+    constexpr uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr uint64_t kHighs = 0x8080808080808080ULL;
     while (s < e) {
-      const unsigned char c = *s;
-      if (c >= 0x20 && c < 0x7F) {
-        ++s;
-        continue;
+      // Eight printable ASCII bytes at a time (no high bit, nothing below
+      // 0x20, no DEL) in the common case; else those bytes one by one.
+      const unsigned char* stop = s + 1;
+      if (e - s >= 8) {
+        uint64_t w;
+        std::memcpy(&w, s, 8);
+        const uint64_t del = w ^ (0x7F * kOnes);
+        if (((((w - 0x20 * kOnes) & ~w) | w | ((del - kOnes) & ~del)) &
+             kHighs) == 0) {
+          s += 8;
+          continue;
+        }
+        stop = s + 8;
       }
-      if (c == '\n') {
-        ++lines;
-        ++s;
-        last_line = s;
-        continue;
-      }
-      if (c == '\t') {
-        ++s;
-        continue;
-      }
-      if (c == '\r') {
-        if (s + 1 < e && s[1] == '\n') {
+      while (s < stop && s < e) {
+        const unsigned char c = *s;
+        if (c >= 0x20 && c < 0x7F) {
           ++s;
           continue;
         }
-        return false;
+        if (c == '\n') {
+          ++lines;
+          ++s;
+          last_line = s;
+          continue;
+        }
+        if (c == '\t') {
+          ++s;
+          continue;
+        }
+        if (c == '\r') {
+          if (s + 1 < e && s[1] == '\n') {
+            ++s;
+            continue;
+          }
+          return false;
+        }
+        if (c < 0x80) return false;
+        ascii = false;
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+          len = 2;
+          cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+          len = 3;
+          cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+          len = 4;
+          cp = c & 0x07;
+        } else {
+          return false;
+        }
+        if (static_cast<size_t>(e - s) < len) return false;
+        for (size_t i = 1; i < len; ++i) {
+          if ((s[i] & 0xC0) != 0x80) return false;
+          cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp < 0xA0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE ||
+            cp == 0xFFFF || cp > 0x10FFFF || cp == 0x2028 || cp == 0x2029 ||
+            cp == 0xFEFF) {
+          return false;
+        }
+        s += len;
       }
-      if (c < 0x80) return false;
-      size_t len;
-      uint32_t cp;
-      if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-      } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-      } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-      } else {
-        return false;
-      }
-      if (static_cast<size_t>(e - s) < len) return false;
-      for (size_t i = 1; i < len; ++i) {
-        if ((s[i] & 0xC0) != 0x80) return false;
-        cp = (cp << 6) | (s[i] & 0x3F);
-      }
-      if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp < 0xA0 ||
-          (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF ||
-          cp > 0x10FFFF || cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF) {
-        return false;
-      }
-      s += len;
     }
+    ascii_ = ascii;
     eof_line_ = lines + 1;
     eof_column_ = Chars(reinterpret_cast<const char*>(last_line), end_);
     return true;
@@ -182,7 +205,10 @@ class FastYamlReader {
     return n;
   }
   // 1-based column of q on the current line.
-  uint32_t Col(const char* q) const { return Chars(line_start_, q) + 1; }
+  uint32_t Col(const char* q) const {
+    if (ascii_) return static_cast<uint32_t>(q - line_start_) + 1;
+    return Chars(line_start_, q) + 1;
+  }
 
   // p_ at a line break (or the end): step over it.
   void NextLine() {
@@ -1040,6 +1066,7 @@ class FastYamlReader {
   uint32_t eof_line_ = 1;
   uint32_t eof_column_ = 0;  // 0-based column of the end of input
   int open_ = 0;
+  bool ascii_ = false;  // no byte above 0x7F: columns are byte offsets
   std::string scratch_;
   DocumentSink sink_;
   Tape tape_;

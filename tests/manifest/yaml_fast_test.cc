@@ -348,6 +348,23 @@ TEST(YamlFastReaderTest, OutsideTheSubsetFallsBackOrMatches) {
   for (const char* text : kOutside) ExpectSame(text);
 }
 
+TEST(YamlFastReaderTest, BadCharactersAnywhereFallBack) {
+  // libyaml rejects these wherever they are (and reads ahead), so the whole
+  // input goes to libyaml; every offset exercises the word-at-a-time check.
+  const std::string good = "key: abcdefghijklmnopqrstuvwxyz0123456789\n";
+  for (const char* bad :
+       {"\x01", "\x7F", "\x80", "\xC2\x85", "\r", "\xEF\xBB\xBF", "\xFF"}) {
+    for (size_t at = 5; at < good.size() - 1; ++at) {
+      std::string text = good;
+      text.insert(at, bad);
+      bool fallback = false;
+      ViaFast(text + good, 0, &fallback);
+      EXPECT_TRUE(fallback) << absl::CEscape(text);
+    }
+  }
+  EXPECT_TRUE(ExpectSame(good + "k2: \xC3\xA9 \xC3\xA9 # \t\n" + good));
+}
+
 TEST(YamlFastReaderTest, AliasesAndTagsStillGetLibyamlsVerdict) {
   bool fallback = false;
   ViaFast("a: &x 1\nb: *x\n", 0, &fallback);
