@@ -21,11 +21,11 @@ using DocumentSink = absl::FunctionRef<absl::Status(const Tape&, int)>;
 absl::Status ReadYaml(absl::string_view text, DocumentSink sink);
 
 // A fast path for the block YAML kubectl prints and people write (block and
-// one-line flow collections, plain, quoted and block scalars, comments,
-// document markers): the very tapes ReadYaml would produce, positions
-// included, several times faster. Whenever the input leaves what it handles
-// with certainty (anchors, tags, directives, multi-line plain or quoted
-// scalars, tabs, odd indentation, unusual characters...) it sets *fallback
+// one-line flow collections, plain, quoted (also multi-line) and block
+// scalars, comments, document markers): the very tapes ReadYaml would
+// produce, positions included, several times faster. Whenever the input
+// leaves what it handles with certainty (anchors, aliases, tags, directives,
+// complex keys, tabs, odd indentation, unusual characters...) it sets *fallback
 // and returns; the caller then discards whatever the sink built and reads the
 // whole input with ReadYaml. Otherwise *fallback is false and the result
 // (including errors from the sink) is exactly ReadYaml's.

@@ -2,10 +2,12 @@
 // exactly the tapes ReadYaml (libyaml) produces, positions included. It is a
 // strict subset parser: wherever the input leaves the subset it handles with
 // certainty (anchors, aliases, tags, directives, complex keys, multi-line
-// plain or quoted scalars, multi-line flow collections, tabs outside comments
-// and block scalars, odd indentation, unusual line breaks or characters) it
-// gives up and the caller reads the whole input again with libyaml, so the
-// result never depends on which reader ran.
+// flow collections, quoted continuation lines not deeper than their block
+// collection, tabs outside comments and block scalars, odd indentation,
+// unusual line breaks or characters) it gives up and the caller reads the
+// whole input again with libyaml, so the result never depends on which
+// reader ran. Multi-line plain and quoted scalars (kubectl folds strings
+// longer than 80 columns) are folded as libyaml folds them.
 //
 // Positions follow libyaml's marks: a block mapping starts at its first key,
 // a block sequence at its first "-"; a block collection ends where the token
