@@ -980,10 +980,13 @@ class FastYamlReader {
       const char* w = q;
       while (Peek(w) == ' ') ++w;
       const char c = Peek(w);
-      if (c == ',' || c == ']' || c == '}' || c == ':') {
+      if (c == ',' || c == ']' || c == '}' ||
+          (c == ':' && Peek(w + 1) == ' ')) {
         q = w;
         break;
       }
+      // "a :b" goes on as one scalar in libyaml; leave such input to it.
+      if (c == ':') return false;
       if (IsBreakOrEnd(c) || c == '#' || c == '\t') return false;
       q = w;
     }

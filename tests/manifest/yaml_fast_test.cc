@@ -319,6 +319,8 @@ const char* const kOutside[] = {
     "a: {b}\n",
     "a: [b: c]\n",
     "a: {b: }\n",
+    "g: {\\\"x\"   :1, 'y' : 2}\n",
+    "g: [a :b]\n",
     "a: \"x\n",
     "a: 'x",
     "--- a: 1\n",
