@@ -84,7 +84,10 @@ void BM_LibyamlEventsOnly(benchmark::State& state) {
                           static_cast<int64_t>(text.size()));
 }
 
-void ReadOnly(benchmark::State& state, bool json) {
+enum class Reader { kLibyaml, kYamlFast, kJson };
+
+void ReadOnly(benchmark::State& state, Reader reader) {
+  const bool json = reader == Reader::kJson;
   const std::string& text = Dump(bench::Profile::kCompact, json);
   for (auto _ : state) {
     size_t nodes = 0;
@@ -92,20 +95,38 @@ void ReadOnly(benchmark::State& state, bool json) {
       nodes += tape.nodes.size();
       return absl::OkStatus();
     };
-    bool syntax_error = false;
-    absl::Status st = json ? manifest::ReadJson(text, sink, &syntax_error)
-                           : manifest::ReadYaml(text, sink);
-    if (!st.ok()) state.SkipWithError("read failed");
+    bool failed = false;
+    absl::Status st;
+    switch (reader) {
+      case Reader::kJson:
+        st = manifest::ReadJson(text, sink, &failed);
+        break;
+      case Reader::kYamlFast:
+        st = manifest::ReadYamlFast(text, sink, &failed);
+        break;
+      case Reader::kLibyaml:
+        st = manifest::ReadYaml(text, sink);
+        break;
+    }
+    if (!st.ok() || failed) state.SkipWithError("read failed");
     benchmark::DoNotOptimize(nodes);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(text.size()));
 }
-void BM_ReadYamlTapesOnly(benchmark::State& state) { ReadOnly(state, false); }
-void BM_ReadJsonTapesOnly(benchmark::State& state) { ReadOnly(state, true); }
+void BM_ReadYamlTapesOnly(benchmark::State& state) {
+  ReadOnly(state, Reader::kLibyaml);
+}
+void BM_ReadYamlFastTapesOnly(benchmark::State& state) {
+  ReadOnly(state, Reader::kYamlFast);
+}
+void BM_ReadJsonTapesOnly(benchmark::State& state) {
+  ReadOnly(state, Reader::kJson);
+}
 
 BENCHMARK(BM_LibyamlEventsOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadYamlTapesOnly)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadYamlFastTapesOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadJsonTapesOnly)->Unit(benchmark::kMillisecond);
 // The argument is the number of pods; 900 compact pods are about 2 MB of
 // YAML, the size the targets were set for.

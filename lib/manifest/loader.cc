@@ -1,6 +1,6 @@
-// LoadManifests: read documents (JSON fast path or libyaml), dispatch each
-// object on apiVersion/kind, fill it through the schema-directed builder and
-// report unmodelled constructs as findings.
+// LoadManifests: read documents (JSON or block-YAML fast paths, or libyaml),
+// dispatch each object on apiVersion/kind, fill it through the schema-directed
+// builder and report unmodelled constructs as findings.
 
 #include <string>
 #include <vector>
@@ -279,6 +279,20 @@ absl::StatusOr<v1::ManifestSet> LoadManifests(absl::string_view text,
       return set;
     }
     // Not strict JSON: YAML flow syntax is a superset, let libyaml decide.
+    set.Clear();
+  }
+  {
+    // The fast reader either gives exactly libyaml's tapes or falls back.
+    Loader loader(options, &set);
+    bool fallback = false;
+    absl::Status st = manifest::ReadYamlFast(
+        text,
+        [&](const Tape& tape, int doc) { return loader.Document(tape, doc); },
+        &fallback);
+    if (!fallback) {
+      if (!st.ok()) return prefixed(st);
+      return set;
+    }
     set.Clear();
   }
   Loader loader(options, &set);
