@@ -101,11 +101,13 @@ Req Intersect(const Req& a, const Req& b, const Interner& in) {
                                    : (a.has_lte ? a.lte : b.lte);
   out.min_values = std::max(a.min_values, b.min_values);
   if (out.has_gte && out.has_lte && out.gte > out.lte) {
-    Req dne;
-    dne.key = a.key;
-    dne.complement = false;
-    dne.min_values = out.min_values;
-    return dne;
+    // Empty bounds: DoesNotExist. Reset `out` in place; a fresh local Req
+    // trips g++ 12's -Wmaybe-uninitialized on InlinedVector's move at -O2.
+    out.complement = false;
+    out.values.clear();
+    out.has_gte = out.has_lte = false;
+    out.gte = out.lte = 0;
+    return out;
   }
   if (a.complement && b.complement) {
     std::set_union(a.values.begin(), a.values.end(), b.values.begin(),
