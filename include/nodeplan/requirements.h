@@ -152,6 +152,13 @@ class Requirements {
   void Add(const Requirements& other);
   // Drops the key if present.
   void Remove(LabelKeyId key);
+  // Reserves room for `n` entries, so that building a large set (an instance
+  // type's ~50 labels) does not regrow the storage entry by entry.
+  void Reserve(size_t n) { entries_.reserve(n); }
+  // Bulk construction: the same result as Add-ing each entry in order, in
+  // one pass when `entries` is sorted by strictly increasing key (the common
+  // case: labels sorted by key id); otherwise it falls back to Add.
+  static Requirements FromSorted(Storage entries);
 
   // nullptr when the key is undefined.
   const Requirement* Find(LabelKeyId key) const;

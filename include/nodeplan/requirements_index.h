@@ -73,9 +73,14 @@ class RequirementsIndex {
   RequirementsIndex& operator=(RequirementsIndex&&) noexcept;
   // Copies the requirements of each type (index i = position in `types`).
   explicit RequirementsIndex(absl::Span<const Requirements> types);
+  // Borrows the requirements instead of copying them: every pointer must stay
+  // valid, and its Requirements unmodified, for the life of the index (e.g.
+  // the requirements live in the same immutable object as the index). Moving
+  // the index keeps the borrowed pointers.
+  explicit RequirementsIndex(absl::Span<const Requirements* const> types);
 
   int size() const { return size_; }
-  const Requirements& type(int i) const { return types_[i]; }
+  const Requirements& type(int i) const { return *types_[i]; }
 
   // out := { i : type(i).Intersects(query) } (keys defined on both sides).
   void Intersecting(const Requirements& query, TypeSet* out) const;
@@ -91,9 +96,16 @@ class RequirementsIndex {
   void AndIntersectingKey(const KeyIndex& k, const Requirement& q,
                           TypeSet* out) const;
 
+  // Fills keys_ from types_.
+  void Build();
+
   int size_ = 0;
   int words_ = 0;
-  std::vector<Requirements> types_;
+  // The copies made by the copying constructor (empty when borrowing);
+  // types_ points into it or at the borrowed requirements. A moved vector
+  // keeps its buffer, so the pointers survive moves of the index.
+  std::vector<Requirements> owned_;
+  std::vector<const Requirements*> types_;
   std::vector<KeyIndex> keys_;
   absl::flat_hash_map<LabelKeyId, int> key_slot_;
 };

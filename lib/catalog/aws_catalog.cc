@@ -2,7 +2,9 @@
 // v1::Catalog with the AWS provider's capacity, overhead and labels.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -106,17 +108,53 @@ double RoundToMicroDollars(double price) {
   return std::round(price * 1e6) / 1e6;
 }
 
+// The label keys of kInstanceLabelSuffixes under both prefixes, built once
+// (immutable constants) instead of concatenated for every type.
+struct PrefixedKey {
+  std::string provider;
+  std::string eks;
+};
+// nullptr for a suffix outside kInstanceLabelSuffixes.
+const PrefixedKey* FindKeys(absl::string_view suffix) {
+  constexpr size_t kCount = std::size(kInstanceLabelSuffixes);
+  static const std::array<PrefixedKey, kCount>* const keys = [] {
+    auto* out = new std::array<PrefixedKey, kCount>();
+    for (size_t i = 0; i < kCount; ++i) {
+      (*out)[i].provider =
+          absl::StrCat(kProviderPrefix, kInstanceLabelSuffixes[i]);
+      (*out)[i].eks = absl::StrCat(kEksPrefix, kInstanceLabelSuffixes[i]);
+    }
+    return out;
+  }();
+  for (size_t i = 0; i < kCount; ++i) {
+    if (kInstanceLabelSuffixes[i] == suffix) return &(*keys)[i];
+  }
+  return nullptr;
+}
+
+// The keys of `suffix`: the shared constants, else built into `storage`.
+const PrefixedKey& KeysOf(absl::string_view suffix, PrefixedKey& storage) {
+  if (const PrefixedKey* known = FindKeys(suffix)) return *known;
+  storage = {absl::StrCat(kProviderPrefix, suffix),
+             absl::StrCat(kEksPrefix, suffix)};
+  return storage;
+}
+
 void AddLabel(v1::InstanceType& type, absl::string_view suffix,
               absl::string_view value) {
-  for (absl::string_view prefix : {kProviderPrefix, kEksPrefix}) {
-    (*type.mutable_labels())[absl::StrCat(prefix, suffix)] = std::string(value);
-  }
+  PrefixedKey storage;
+  const PrefixedKey& keys = KeysOf(suffix, storage);
+  auto& labels = *type.mutable_labels();
+  labels[keys.provider].assign(value.data(), value.size());
+  labels[keys.eks].assign(value.data(), value.size());
 }
 
 void AddDoesNotExist(v1::InstanceType& type, absl::string_view suffix) {
-  for (absl::string_view prefix : {kProviderPrefix, kEksPrefix}) {
+  PrefixedKey storage;
+  const PrefixedKey& keys = KeysOf(suffix, storage);
+  for (const std::string* key : {&keys.provider, &keys.eks}) {
     v1::NodeSelectorRequirement* requirement = type.add_requirements();
-    requirement->set_key(absl::StrCat(prefix, suffix));
+    requirement->set_key(*key);
     requirement->set_operator_("DoesNotExist");
   }
 }
@@ -155,8 +193,9 @@ absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
   const std::string eviction_ephemeral =
       absl::StrCat(catalog::AwsEvictionEphemeralBytes(*ephemeral_bytes));
 
-  absl::StatusOr<std::vector<AwsInstanceTypeRow>> rows =
-      catalog::ParseAwsInstanceTypesCsv(catalog::EmbeddedAwsInstanceTypesCsv());
+  // Parsed once per process; the rows are immutable.
+  const absl::StatusOr<std::vector<AwsInstanceTypeRow>>& rows =
+      catalog::EmbeddedAwsInstanceTypeRows();
   if (!rows.ok()) return rows.status();
 
   const std::vector<std::string> zones = ZonesOf(node_class);

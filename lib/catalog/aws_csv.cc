@@ -83,6 +83,15 @@ absl::string_view EmbeddedAwsInstanceTypesCsv() {
                            data::kAwsInstanceTypesCsvSize);
 }
 
+const absl::StatusOr<std::vector<AwsInstanceTypeRow>>&
+EmbeddedAwsInstanceTypeRows() {
+  // Never destroyed, so it stays valid during static destruction too.
+  static const auto* const rows =
+      new absl::StatusOr<std::vector<AwsInstanceTypeRow>>(
+          ParseAwsInstanceTypesCsv(EmbeddedAwsInstanceTypesCsv()));
+  return *rows;
+}
+
 absl::StatusOr<std::vector<AwsInstanceTypeRow>> ParseAwsInstanceTypesCsv(
     absl::string_view text) {
   std::vector<absl::string_view> lines =

@@ -41,6 +41,13 @@ absl::StatusOr<std::vector<AwsInstanceTypeRow>> ParseAwsInstanceTypesCsv(
 // The CSV embedded in the library (data/aws-instance-types.csv).
 absl::string_view EmbeddedAwsInstanceTypesCsv();
 
+// ParseAwsInstanceTypesCsv(EmbeddedAwsInstanceTypesCsv()), parsed once on
+// first use (thread-safe: a function-local static) and shared read-only after
+// that. It is immutable data derived from bytes compiled into the library,
+// not mutable global state.
+const absl::StatusOr<std::vector<AwsInstanceTypeRow>>&
+EmbeddedAwsInstanceTypeRows();
+
 }  // namespace nodeplan::catalog
 
 #endif  // NODEPLAN_LIB_CATALOG_AWS_CSV_H_

@@ -265,6 +265,10 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   t.name = in.name();
   t.name_value = interner.InternValue(t.name);
 
+  // Room for every entry (labels, the name, extra requirements, zone,
+  // capacity type, reservation id), so the sorted appends never regrow.
+  reqs.Reserve(static_cast<size_t>(in.labels_size()) + 1 +
+               static_cast<size_t>(in.requirements_size()) + 3);
   AddLabelRequirements(in, ctx, reqs);
   // The type's own name, so requirements on node.kubernetes.io/instance-type
   // apply even if the catalog omits the label.
@@ -344,14 +348,13 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
   const int n = catalog.instance_types_size();
   out->types_.resize(n);
   out->by_name_.reserve(n);
-  // Requirements are built here, indexed, then moved into the types.
-  std::vector<Requirements> requirements(n);
   // Overlays recompute allocatable from the overhead parts.
   std::vector<catalog::OverheadParts> overhead_parts;
   if (!options.overlays.empty()) overhead_parts.resize(n);
   for (int i = 0; i < n; ++i) {
     absl::Status s = CompileInstanceType(
-        catalog.instance_types(i), i, ctx, out->types_[i], requirements[i],
+        catalog.instance_types(i), i, ctx, out->types_[i],
+        out->types_[i].requirements,
         overhead_parts.empty() ? nullptr : &overhead_parts[i]);
     if (!s.ok()) return s;
     out->by_name_.emplace_back(out->types_[i].name_value.id, i);
@@ -370,11 +373,12 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
     }
   }
 
-  // The index copies the requirements; the types then take them over.
-  out->index_ = RequirementsIndex(absl::MakeConstSpan(requirements));
-  for (int i = 0; i < n; ++i) {
-    out->types_[i].requirements = std::move(requirements[i]);
-  }
+  // The index borrows the types' requirements: types_ is never resized
+  // again and requirements are not modified after this point (overlays only
+  // read them), and both live as long as the CompiledCatalog.
+  std::vector<const Requirements*> borrowed(n);
+  for (int i = 0; i < n; ++i) borrowed[i] = &out->types_[i].requirements;
+  out->index_ = RequirementsIndex(absl::MakeConstSpan(borrowed));
 
   if (!options.overlays.empty()) {
     catalog::ApplyNodeOverlays(options.overlays, *out, out->types_,

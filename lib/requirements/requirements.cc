@@ -4,6 +4,7 @@
 #include "nodeplan/requirements.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -65,6 +66,21 @@ void Requirements::Add(const Requirement& r) {
   } else {
     entries_.insert(it, r);
   }
+}
+
+Requirements Requirements::FromSorted(Storage entries) {
+  Requirements out;
+  bool sorted = true;
+  for (size_t i = 1; i < entries.size() && sorted; ++i) {
+    sorted = entries[i - 1].key() < entries[i].key();
+  }
+  if (sorted) {
+    out.entries_ = std::move(entries);
+    return out;
+  }
+  out.Reserve(entries.size());
+  for (const Requirement& r : entries) out.Add(r);
+  return out;
 }
 
 void Requirements::Add(const Requirements& other) {

@@ -103,7 +103,21 @@ RequirementsIndex& RequirementsIndex::operator=(RequirementsIndex&&) noexcept =
 RequirementsIndex::RequirementsIndex(absl::Span<const Requirements> types)
     : size_(static_cast<int>(types.size())),
       words_((static_cast<int>(types.size()) + 63) / 64),
+      owned_(types.begin(), types.end()) {
+  types_.reserve(owned_.size());
+  for (const Requirements& r : owned_) types_.push_back(&r);
+  Build();
+}
+
+RequirementsIndex::RequirementsIndex(
+    absl::Span<const Requirements* const> types)
+    : size_(static_cast<int>(types.size())),
+      words_((static_cast<int>(types.size()) + 63) / 64),
       types_(types.begin(), types.end()) {
+  Build();
+}
+
+void RequirementsIndex::Build() {
   auto key_index = [&](LabelKeyId key) -> KeyIndex& {
     auto [it, inserted] =
         key_slot_.emplace(key, static_cast<int>(keys_.size()));
@@ -128,7 +142,7 @@ RequirementsIndex::RequirementsIndex(absl::Span<const Requirements> types)
     return it->second;
   };
   for (int t = 0; t < size_; ++t) {
-    for (const Requirement& r : types_[t]) {
+    for (const Requirement& r : *types_[t]) {
       KeyIndex& k = key_index(r.key());
       k.defined.Set(t);
       if (NotInOrDoesNotExist(r)) k.not_in_or_dne.Set(t);
@@ -166,7 +180,7 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
   Words pass(words_, 0);
   auto eval_directly = [&](const std::vector<int>& list) {
     for (int t : list) {
-      if (PairIntersects(*types_[t].Find(k.key), q)) SetBit(pass, t);
+      if (PairIntersects(*types_[t]->Find(k.key), q)) SetBit(pass, t);
     }
   };
   if (!q.complement()) {

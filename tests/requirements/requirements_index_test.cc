@@ -3,6 +3,8 @@
 #include "nodeplan/requirements_index.h"
 
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -132,6 +134,39 @@ TEST(RequirementsIndexTest, EmptyIndexAndUnknownKeys) {
   EXPECT_EQ(out.ToVector(), (std::vector<int>{0}));
   index.Intersecting(v.Reqs({v.Make("k", "In", {"b"})}), &out);
   EXPECT_EQ(out.ToVector(), (std::vector<int>{1}));
+}
+
+// The borrowing constructor answers exactly as the copying one, and keeps
+// answering after the index is moved (the pointers stay valid).
+TEST(RequirementsIndexTest, BorrowingAgreesWithCopyingAndSurvivesMoves) {
+  for (uint32_t seed = 100; seed <= 110; ++seed) {
+    Generator gen(seed);
+    std::vector<Requirements> types;
+    const int n = gen.U(1, 150);
+    for (int i = 0; i < n; ++i) types.push_back(gen.RandomSet(true));
+    RequirementsIndex copying(types);
+    std::vector<const Requirements*> pointers;
+    for (const Requirements& r : types) pointers.push_back(&r);
+    RequirementsIndex borrowed_then_moved(absl::MakeConstSpan(pointers));
+    RequirementsIndex borrowing = std::move(borrowed_then_moved);
+    ASSERT_EQ(borrowing.size(), n);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(&borrowing.type(i), &types[i]);
+      ASSERT_EQ(copying.type(i), types[i]);
+    }
+    RequirementsIndex copying_moved = std::move(copying);
+    TypeSet a, b;
+    for (int q = 0; q < 100; ++q) {
+      Requirements query = gen.RandomSet(false);
+      borrowing.Intersecting(query, &a);
+      copying_moved.Intersecting(query, &b);
+      ASSERT_EQ(a, b) << "seed " << seed;
+      CompatibilityOptions options{&gen.well_known()};
+      borrowing.Compatible(query, options, &a);
+      copying_moved.Compatible(query, options, &b);
+      ASSERT_EQ(a, b) << "seed " << seed;
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "nodeplan/requirements.h"
 
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -364,6 +365,27 @@ TEST(LabelsTest, RestrictedLabelsAndNormalization) {
   EXPECT_EQ(aws.sorted_names().size(), 9u);
   EXPECT_TRUE(aws.Contains(v.K("karpenter.k8s.aws/instance-family")));
   EXPECT_FALSE(wk.Contains(v.K("karpenter.k8s.aws/instance-family")));
+}
+
+// FromSorted equals Add-ing the entries in order, sorted input or not
+// (duplicates intersect), and Reserve changes nothing observable.
+TEST(RequirementsTest, FromSortedEqualsAddInOrder) {
+  Vocab v;
+  const Requirement a = v.Make("a", "In", {"1", "2"});
+  const Requirement a2 = v.Make("a", "NotIn", {"2"});
+  const Requirement b = v.Make("b", "DoesNotExist");
+  const Requirement c = v.Make("c", "Gt", {"4"});
+  const std::vector<std::vector<Requirement>> cases = {
+      {}, {a}, {a, b, c}, {c, b, a}, {a, a2, b}, {b, a, a2, c}, {a, a}};
+  for (const std::vector<Requirement>& entries : cases) {
+    Requirements added;
+    added.Reserve(entries.size());
+    for (const Requirement& r : entries) added.Add(r);
+    const Requirements bulk = Requirements::FromSorted(
+        Requirements::Storage(entries.begin(), entries.end()));
+    EXPECT_EQ(bulk, added) << v.Str(added);
+    EXPECT_EQ(v.Str(bulk), v.Str(added));
+  }
 }
 
 }  // namespace
