@@ -115,6 +115,66 @@ NODEPLAN_CAPI_EXPORT int nodeplan_abi_version(void);
  * no-op. */
 NODEPLAN_CAPI_EXPORT void nodeplan_free(void* ptr);
 
+/* ---- Operations (see "Operations" in the conventions above) ---------- */
+
+/* nodeplan.v1.ScheduleRequest -> nodeplan.v1.ScheduleResponse: which pending
+ * pods go onto existing capacity, which NodeClaims to launch, and which pods
+ * cannot be placed and why. Bad input (a malformed quantity, an unknown
+ * NodePool reference, ...) is INVALID_ARGUMENT with the object and field path
+ * in the message. */
+NODEPLAN_CAPI_EXPORT int nodeplan_schedule(const void* request,
+                                           size_t request_len, void** response,
+                                           size_t* response_len, char** error);
+
+/* nodeplan.v1.LoadManifestsRequest -> nodeplan.v1.ManifestSet: Kubernetes
+ * manifests as text (multi-document YAML or JSON as kubectl prints it,
+ * `kind: List` included), so that no binding needs a YAML parser of its own.
+ * Malformed text is INVALID_ARGUMENT naming the document and field path. */
+NODEPLAN_CAPI_EXPORT int nodeplan_load_manifests(const void* request,
+                                                 size_t request_len,
+                                                 void** response,
+                                                 size_t* response_len,
+                                                 char** error);
+
+/* nodeplan.v1.ValidateRequest -> nodeplan.v1.ValidateResponse: NodePool,
+ * NodeClaim and NodeOverlay validation as the API server applies it. Every
+ * violation is listed in the response; they are answers, not errors. */
+NODEPLAN_CAPI_EXPORT int nodeplan_validate(const void* request,
+                                           size_t request_len, void** response,
+                                           size_t* response_len, char** error);
+
+/* ---- Snapshots: compile once, schedule many times ---------------------- */
+
+/* An immutable, compiled catalog (with overlays and unavailable offerings
+ * applied), NodeClasses and NodePools. Opaque; safe to share between
+ * threads. Why a handle and not a serialized form: compiling (interning
+ * labels, building requirement bitsets per instance type) is the expensive
+ * part a controller wants to do once per catalog or NodePool change. */
+typedef struct nodeplan_snapshot nodeplan_snapshot;
+
+/* Compiles `base`, a nodeplan.v1.ScheduleRequest whose nodePools,
+ * nodeClasses, catalog/catalogRef, nodeOverlays and unavailableOfferings are
+ * used and whose other fields must be empty. On success *snapshot is a new
+ * handle for nodeplan_snapshot_free() and *error NULL; on failure *snapshot
+ * is NULL and *error a message. Either output may be NULL ("not wanted"; a
+ * snapshot not wanted is released at once). */
+NODEPLAN_CAPI_EXPORT int nodeplan_snapshot_new(const void* base,
+                                               size_t base_len,
+                                               nodeplan_snapshot** snapshot,
+                                               char** error);
+
+/* nodeplan.v1.ScheduleRequest -> nodeplan.v1.ScheduleResponse against a
+ * snapshot: `state` supplies nodes, nodeClaims, pods, daemonSets, volumes,
+ * deployments and options; its snapshot fields must be empty. A NULL
+ * snapshot is INVALID_ARGUMENT. Any number of threads may call this on one
+ * snapshot at once. */
+NODEPLAN_CAPI_EXPORT int nodeplan_snapshot_schedule(
+    const nodeplan_snapshot* snapshot, const void* state, size_t state_len,
+    void** response, size_t* response_len, char** error);
+
+/* Releases a snapshot; NULL is a no-op. No call may be using it. */
+NODEPLAN_CAPI_EXPORT void nodeplan_snapshot_free(nodeplan_snapshot* snapshot);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
