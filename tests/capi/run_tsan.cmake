@@ -4,11 +4,14 @@
 # the test against it and runs it; any race report fails the test.
 #   cmake -DSOURCE_DIR= -DBINARY_DIR= -DWORKSHOP= -DCC= -P run_tsan.cmake
 set(flags "-fsanitize=thread -g -O1")
+# g++ 12 reports false maybe-uninitialized positives inside Abseil's
+# InlinedVector once optimizing; this build looks for races, not warnings.
+set(cxx_flags "${flags} -Wno-maybe-uninitialized")
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR}
     -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
     -DNODEPLAN_BUILD_TESTS=OFF -DNODEPLAN_BUILD_BENCHMARKS=OFF
     -DCMAKE_C_COMPILER=${CC}
-    "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_CXX_FLAGS=${flags}"
+    "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_CXX_FLAGS=${cxx_flags}"
     "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread"
     "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread"
   RESULT_VARIABLE rc OUTPUT_QUIET)
