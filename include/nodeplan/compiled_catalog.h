@@ -116,6 +116,34 @@ struct CatalogCompileOptions {
       "karpenter.k8s.aws/capacity-reservation-id";
 };
 
+class CompiledCatalog;
+
+// The requirements an offering is checked against (zone, capacity type,
+// reservation id), looked up once in NodeClaim requirements so that many
+// offerings can be tested without map lookups. Holds pointers into `reqs`,
+// which must outlive it.
+class OfferingFilter {
+ public:
+  OfferingFilter(const CompiledCatalog& catalog, const Requirements& reqs);
+  // CompiledCatalog::OfferingCompatible(offering, reqs).
+  bool Compatible(const CompiledOffering& offering) const {
+    if (zone_ != nullptr && !zone_->Has(offering.zone)) return false;
+    if (capacity_type_ != nullptr &&
+        !capacity_type_->Has(offering.capacity_type)) {
+      return false;
+    }
+    // An offering without a reservation id does not define the key (which
+    // is well-known), so only offerings that define it are checked.
+    return reservation_ == nullptr || offering.reservation_id.id == kNoId ||
+           reservation_->Has(offering.reservation_id);
+  }
+
+ private:
+  const Requirement* zone_ = nullptr;
+  const Requirement* capacity_type_ = nullptr;
+  const Requirement* reservation_ = nullptr;
+};
+
 class CompiledCatalog {
  public:
   // In catalog order.
@@ -157,6 +185,7 @@ class CompiledCatalog {
   // Index of the cheapest available offering of type `type` compatible with
   // `reqs` (first in catalog order on ties, as Offerings.Cheapest), or -1.
   int CheapestCompatibleOffering(int type, const Requirements& reqs) const;
+  int CheapestCompatibleOffering(int type, const OfferingFilter& filter) const;
 
  private:
   friend absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(

@@ -165,7 +165,7 @@ absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
   AwsCatalogStats counts;
   counts.rows = static_cast<int>(rows->size());
   v1::Catalog out;
-  out.set_api_version("nodeplan.io/v1");
+  out.set_api_version("nodeplan.dev/v1");
   out.set_kind("Catalog");
   out.set_region(region);
   out.set_source(absl::StrCat(

@@ -71,39 +71,239 @@ int CompiledCatalog::Find(absl::string_view name) const {
   return it->second;
 }
 
+OfferingFilter::OfferingFilter(const CompiledCatalog& catalog,
+                               const Requirements& reqs)
+    : zone_(reqs.Find(catalog.zone_key())),
+      capacity_type_(reqs.Find(catalog.capacity_type_key())),
+      reservation_(catalog.reservation_id_key() == kNoId
+                       ? nullptr
+                       : reqs.Find(catalog.reservation_id_key())) {}
+
 bool CompiledCatalog::OfferingCompatible(const CompiledOffering& offering,
                                          const Requirements& reqs) const {
-  if (const Requirement* zone = reqs.Find(zone_key_);
-      zone != nullptr && !zone->Has(offering.zone)) {
-    return false;
-  }
-  if (const Requirement* ct = reqs.Find(capacity_type_key_);
-      ct != nullptr && !ct->Has(offering.capacity_type)) {
-    return false;
-  }
-  if (const Requirement* reservation = reqs.Find(reservation_id_key_);
-      reservation != nullptr) {
-    // An offering without a reservation id does not define the key; it is
-    // well-known, so only an offering that defines it is checked.
-    if (offering.reservation_id.id != kNoId &&
-        !reservation->Has(offering.reservation_id)) {
-      return false;
-    }
-  }
-  return true;
+  return OfferingFilter(*this, reqs).Compatible(offering);
 }
 
 int CompiledCatalog::CheapestCompatibleOffering(
     int type, const Requirements& reqs) const {
+  return CheapestCompatibleOffering(type, OfferingFilter(*this, reqs));
+}
+
+int CompiledCatalog::CheapestCompatibleOffering(
+    int type, const OfferingFilter& filter) const {
   const CompiledInstanceType& t = types_[type];
   int best = -1;
   for (int i = 0; i < static_cast<int>(t.offerings.size()); ++i) {
     const CompiledOffering& o = t.offerings[i];
-    if (!o.available || !OfferingCompatible(o, reqs)) continue;
+    if (!o.available || !filter.Compatible(o)) continue;
     if (best < 0 || o.price < t.offerings[best].price) best = i;
   }
   return best;
 }
+
+namespace {
+
+// Scratch buffers and constants shared by the per-type compile.
+struct CompileContext {
+  Interner& interner;
+  LabelKeyId zone_key;
+  LabelKeyId capacity_type_key;
+  LabelKeyId instance_type_key;
+  LabelKeyId reservation_id_key;
+  LabelValue on_demand, spot, reserved;
+  std::vector<absl::string_view> fresh;
+  std::vector<std::pair<LabelKeyId, LabelValue>> labels;
+  std::vector<LabelValue> zones, capacity_types, reservation_ids;
+};
+
+// "catalog: instanceTypes[i] (name)", built only when an error is reported.
+std::string TypePath(int i, const v1::InstanceType& in) {
+  return absl::StrCat("catalog: instanceTypes[", i, "] (", in.name(), ")");
+}
+
+absl::Status Prefixed(const absl::Status& status, int i,
+                      const v1::InstanceType& in) {
+  return absl::Status(status.code(),
+                      absl::StrCat(TypePath(i, in), ": ", status.message()));
+}
+
+absl::StatusOr<ResourceVector> ParseQuantities(
+    const google::protobuf::Map<std::string, std::string>& list,
+    absl::string_view field, int i, const v1::InstanceType& in,
+    CompileContext& ctx) {
+  PreInternResourceNames(list, ctx.interner, ctx.fresh);
+  absl::StatusOr<ResourceVector> parsed =
+      ParseResourceList(list, ctx.interner, field);
+  if (!parsed.ok()) return Prefixed(parsed.status(), i, in);
+  return parsed;
+}
+
+// Labels as `key In [value]` (keys normalized). Strings the interner has
+// not seen are interned in text order first, so ids never depend on the
+// protobuf map's (randomized) iteration order.
+void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx,
+                          Requirements& reqs) {
+  Interner& interner = ctx.interner;
+  ctx.labels.clear();
+  ctx.fresh.clear();
+  bool missing = false;
+  for (const auto& [key, value] : in.labels()) {
+    const absl::string_view normalized = labels::NormalizeLabelKey(key);
+    const LabelKeyId key_id = interner.FindKey(normalized);
+    std::optional<LabelValue> v = interner.FindValue(value);
+    if (key_id == kNoId || !v.has_value()) {
+      missing = true;
+      break;
+    }
+    ctx.labels.emplace_back(key_id, *v);
+  }
+  if (missing) {
+    std::vector<absl::string_view> keys, values;
+    for (const auto& [key, value] : in.labels()) {
+      keys.push_back(labels::NormalizeLabelKey(key));
+      values.push_back(value);
+    }
+    InternNewKeysSorted(keys, interner);
+    InternNewValuesSorted(values, interner);
+    ctx.labels.clear();
+    for (const auto& [key, value] : in.labels()) {
+      ctx.labels.emplace_back(interner.FindKey(labels::NormalizeLabelKey(key)),
+                              *interner.FindValue(value));
+    }
+  }
+  // Added in key-id order so that Requirements::Add appends.
+  std::sort(ctx.labels.begin(), ctx.labels.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [key, value] : ctx.labels) {
+    reqs.Add(Requirement::In(key, absl::MakeConstSpan(&value, 1)));
+  }
+}
+
+absl::Status CompileOfferings(const v1::InstanceType& in, int i,
+                              CompileContext& ctx, CompiledInstanceType& t,
+                              Requirements& reqs) {
+  Interner& interner = ctx.interner;
+  t.offerings.resize(in.offerings_size());
+  ctx.zones.clear();
+  ctx.capacity_types.clear();
+  ctx.reservation_ids.clear();
+  for (int j = 0; j < in.offerings_size(); ++j) {
+    const v1::Offering& o = in.offerings(j);
+    CompiledOffering& c = t.offerings[j];
+    auto error = [&](absl::string_view message) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(TypePath(i, in), ": offerings[", j, "]: ", message));
+    };
+    if (o.zone().empty()) return error("zone is empty");
+    c.zone = interner.InternValue(o.zone());
+    if (o.capacity_type() == labels::kCapacityTypeOnDemand) {
+      c.capacity_type = ctx.on_demand;
+    } else if (o.capacity_type() == labels::kCapacityTypeSpot) {
+      c.capacity_type = ctx.spot;
+    } else if (o.capacity_type() == labels::kCapacityTypeReserved) {
+      c.capacity_type = ctx.reserved;
+    } else {
+      return error(absl::StrCat("capacityType: \"", o.capacity_type(),
+                                "\" is not on-demand, spot or reserved"));
+    }
+    if (!std::isfinite(o.price()) || o.price() < 0) {
+      return error(
+          absl::StrCat("price: ", o.price(), " is not a non-negative number"));
+    }
+    c.price = o.price();
+    c.available = !o.has_available() || o.available();
+    c.estimated_price = o.estimated_price();
+    if (o.reservation_capacity() < 0) {
+      return error("reservationCapacity is negative");
+    }
+    c.reservation_capacity = o.reservation_capacity();
+    if (!o.reservation_id().empty()) {
+      if (ctx.reservation_id_key == kNoId) {
+        return error("reservationID needs a reservation-id label key");
+      }
+      c.reservation_id = interner.InternValue(o.reservation_id());
+      ctx.reservation_ids.push_back(c.reservation_id);
+    }
+    for (int k = 0; k < j; ++k) {
+      const CompiledOffering& prev = t.offerings[k];
+      if (prev.zone == c.zone && prev.capacity_type == c.capacity_type &&
+          prev.reservation_id.id == c.reservation_id.id) {
+        return error(absl::StrCat("duplicates offerings[", k, "] (", o.zone(),
+                                  ", ", o.capacity_type(), ")"));
+      }
+    }
+    c.requirements.Add(
+        Requirement::In(ctx.zone_key, absl::MakeConstSpan(&c.zone, 1)));
+    c.requirements.Add(Requirement::In(
+        ctx.capacity_type_key, absl::MakeConstSpan(&c.capacity_type, 1)));
+    if (c.reservation_id.id != kNoId) {
+      c.requirements.Add(Requirement::In(
+          ctx.reservation_id_key, absl::MakeConstSpan(&c.reservation_id, 1)));
+    }
+    ctx.zones.push_back(c.zone);
+    ctx.capacity_types.push_back(c.capacity_type);
+  }
+  // zone / capacity type (/ reservation id) requirements from the offerings
+  // (Requirement::In collapses duplicates).
+  reqs.Add(Requirement::In(ctx.zone_key, ctx.zones));
+  reqs.Add(Requirement::In(ctx.capacity_type_key, ctx.capacity_types));
+  if (!ctx.reservation_ids.empty()) {
+    reqs.Add(Requirement::In(ctx.reservation_id_key, ctx.reservation_ids));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
+                                 CompileContext& ctx, CompiledInstanceType& t,
+                                 Requirements& reqs,
+                                 catalog::OverheadParts* parts) {
+  Interner& interner = ctx.interner;
+  if (in.name().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("catalog: instanceTypes[", i, "]: name is empty"));
+  }
+  t.name = in.name();
+  t.name_value = interner.InternValue(t.name);
+
+  AddLabelRequirements(in, ctx, reqs);
+  // The type's own name, so requirements on node.kubernetes.io/instance-type
+  // apply even if the catalog omits the label.
+  reqs.Add(Requirement::In(ctx.instance_type_key,
+                           absl::MakeConstSpan(&t.name_value, 1)));
+  if (in.requirements_size() > 0) {
+    absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
+        in.requirements(), interner, /*use_min_values=*/false, "requirements");
+    if (!extra.ok()) return Prefixed(extra.status(), i, in);
+    reqs.Add(*extra);
+  }
+
+  absl::StatusOr<ResourceVector> capacity =
+      ParseQuantities(in.capacity(), "capacity", i, in, ctx);
+  if (!capacity.ok()) return capacity.status();
+  t.capacity = *std::move(capacity);
+  const v1::Overhead& overhead = in.overhead();
+  absl::StatusOr<ResourceVector> kube = ParseQuantities(
+      overhead.kube_reserved(), "overhead.kubeReserved", i, in, ctx);
+  if (!kube.ok()) return kube.status();
+  absl::StatusOr<ResourceVector> system = ParseQuantities(
+      overhead.system_reserved(), "overhead.systemReserved", i, in, ctx);
+  if (!system.ok()) return system.status();
+  absl::StatusOr<ResourceVector> eviction = ParseQuantities(
+      overhead.eviction_threshold(), "overhead.evictionThreshold", i, in, ctx);
+  if (!eviction.ok()) return eviction.status();
+  t.overhead = Merge(Merge(*kube, *system), *eviction);
+
+  if (absl::Status s = CompileOfferings(in, i, ctx, t, reqs); !s.ok()) return s;
+
+  t.allocatable = Allocatable(t.capacity, *kube, *system, *eviction, interner);
+  if (parts != nullptr) {
+    *parts = catalog::OverheadParts{*std::move(kube), *std::move(system),
+                                    *std::move(eviction)};
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
     const v1::Catalog& catalog, const CatalogCompileOptions& options,
@@ -127,175 +327,34 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
   out->well_known_ = std::make_unique<WellKnownLabels>(
       interner, absl::MakeConstSpan(extra_well_known));
 
-  const LabelValue on_demand =
-      interner.InternValue(labels::kCapacityTypeOnDemand);
-  const LabelValue spot = interner.InternValue(labels::kCapacityTypeSpot);
-  const LabelValue reserved =
-      interner.InternValue(labels::kCapacityTypeReserved);
+  CompileContext ctx{interner,
+                     out->zone_key_,
+                     out->capacity_type_key_,
+                     out->instance_type_key_,
+                     out->reservation_id_key_,
+                     interner.InternValue(labels::kCapacityTypeOnDemand),
+                     interner.InternValue(labels::kCapacityTypeSpot),
+                     interner.InternValue(labels::kCapacityTypeReserved),
+                     {},
+                     {},
+                     {},
+                     {},
+                     {}};
 
   const int n = catalog.instance_types_size();
   out->types_.resize(n);
   out->by_name_.reserve(n);
-  std::vector<absl::string_view> key_scratch, value_scratch, name_scratch;
-  std::vector<Requirement> label_reqs;
-  std::vector<LabelValue> zones, capacity_types, reservation_ids;
+  // Requirements are built here, indexed, then moved into the types.
+  std::vector<Requirements> requirements(n);
   // Overlays recompute allocatable from the overhead parts.
   std::vector<catalog::OverheadParts> overhead_parts;
   if (!options.overlays.empty()) overhead_parts.resize(n);
-
   for (int i = 0; i < n; ++i) {
-    const v1::InstanceType& in = catalog.instance_types(i);
-    CompiledInstanceType& t = out->types_[i];
-    const std::string path =
-        absl::StrCat("catalog: instanceTypes[", i, "] (", in.name(), ")");
-    if (in.name().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("catalog: instanceTypes[", i, "]: name is empty"));
-    }
-    t.name = in.name();
-    t.name_value = interner.InternValue(t.name);
-    out->by_name_.emplace_back(t.name_value.id, i);
-
-    // Labels: intern what is new in text order, then `key In [value]` each,
-    // added in key-id order so Requirements::Add appends.
-    key_scratch.clear();
-    value_scratch.clear();
-    for (const auto& [key, value] : in.labels()) {
-      key_scratch.push_back(labels::NormalizeLabelKey(key));
-      value_scratch.push_back(value);
-    }
-    InternNewKeysSorted(key_scratch, interner);
-    InternNewValuesSorted(value_scratch, interner);
-    label_reqs.clear();
-    for (const auto& [key, value] : in.labels()) {
-      const LabelKeyId key_id =
-          interner.FindKey(labels::NormalizeLabelKey(key));
-      const LabelValue v = *interner.FindValue(value);
-      label_reqs.push_back(Requirement::In(key_id, absl::MakeConstSpan(&v, 1)));
-    }
-    std::sort(label_reqs.begin(), label_reqs.end(),
-              [](const Requirement& a, const Requirement& b) {
-                return a.key() < b.key();
-              });
-    for (const Requirement& r : label_reqs) t.requirements.Add(r);
-    // The label for the type's own name, so NodePool / pod requirements on
-    // node.kubernetes.io/instance-type apply even if the catalog omits it.
-    t.requirements.Add(Requirement::In(out->instance_type_key_,
-                                       absl::MakeConstSpan(&t.name_value, 1)));
-    if (in.requirements_size() > 0) {
-      absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
-          in.requirements(), interner, /*use_min_values=*/false,
-          absl::StrCat(path, ": requirements"));
-      if (!extra.ok()) return extra.status();
-      t.requirements.Add(*extra);
-    }
-
-    // Resources.
-    PreInternResourceNames(in.capacity(), interner, name_scratch);
-    absl::StatusOr<ResourceVector> capacity = ParseResourceList(
-        in.capacity(), interner, absl::StrCat(path, ": capacity"));
-    if (!capacity.ok()) return capacity.status();
-    t.capacity = *std::move(capacity);
-    const v1::Overhead& overhead = in.overhead();
-    PreInternResourceNames(overhead.kube_reserved(), interner, name_scratch);
-    PreInternResourceNames(overhead.system_reserved(), interner, name_scratch);
-    PreInternResourceNames(overhead.eviction_threshold(), interner,
-                           name_scratch);
-    absl::StatusOr<ResourceVector> kube =
-        ParseResourceList(overhead.kube_reserved(), interner,
-                          absl::StrCat(path, ": overhead.kubeReserved"));
-    if (!kube.ok()) return kube.status();
-    absl::StatusOr<ResourceVector> system =
-        ParseResourceList(overhead.system_reserved(), interner,
-                          absl::StrCat(path, ": overhead.systemReserved"));
-    if (!system.ok()) return system.status();
-    absl::StatusOr<ResourceVector> eviction =
-        ParseResourceList(overhead.eviction_threshold(), interner,
-                          absl::StrCat(path, ": overhead.evictionThreshold"));
-    if (!eviction.ok()) return eviction.status();
-    t.overhead = Merge(Merge(*kube, *system), *eviction);
-
-    // Offerings.
-    t.offerings.resize(in.offerings_size());
-    zones.clear();
-    capacity_types.clear();
-    reservation_ids.clear();
-    for (int j = 0; j < in.offerings_size(); ++j) {
-      const v1::Offering& o = in.offerings(j);
-      CompiledOffering& c = t.offerings[j];
-      const std::string opath = absl::StrCat(path, ": offerings[", j, "]");
-      if (o.zone().empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(opath, ": zone is empty"));
-      }
-      c.zone = interner.InternValue(o.zone());
-      if (o.capacity_type() == labels::kCapacityTypeOnDemand) {
-        c.capacity_type = on_demand;
-      } else if (o.capacity_type() == labels::kCapacityTypeSpot) {
-        c.capacity_type = spot;
-      } else if (o.capacity_type() == labels::kCapacityTypeReserved) {
-        c.capacity_type = reserved;
-      } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat(opath, ": capacityType: \"", o.capacity_type(),
-                         "\" is not on-demand, spot or reserved"));
-      }
-      if (!std::isfinite(o.price()) || o.price() < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            opath, ": price: ", o.price(), " is not a non-negative number"));
-      }
-      c.price = o.price();
-      c.available = !o.has_available() || o.available();
-      c.estimated_price = o.estimated_price();
-      if (o.reservation_capacity() < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(opath, ": reservationCapacity is negative"));
-      }
-      c.reservation_capacity = o.reservation_capacity();
-      if (!o.reservation_id().empty()) {
-        if (out->reservation_id_key_ == kNoId) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              opath, ": reservationID needs a reservation-id label key"));
-        }
-        c.reservation_id = interner.InternValue(o.reservation_id());
-        reservation_ids.push_back(c.reservation_id);
-      }
-      for (int k = 0; k < j; ++k) {
-        const CompiledOffering& prev = t.offerings[k];
-        if (prev.zone == c.zone && prev.capacity_type == c.capacity_type &&
-            prev.reservation_id.id == c.reservation_id.id) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(opath, ": duplicates offerings[", k, "] (", o.zone(),
-                           ", ", o.capacity_type(), ")"));
-        }
-      }
-      c.requirements.Add(
-          Requirement::In(out->zone_key_, absl::MakeConstSpan(&c.zone, 1)));
-      c.requirements.Add(Requirement::In(
-          out->capacity_type_key_, absl::MakeConstSpan(&c.capacity_type, 1)));
-      if (c.reservation_id.id != kNoId) {
-        c.requirements.Add(
-            Requirement::In(out->reservation_id_key_,
-                            absl::MakeConstSpan(&c.reservation_id, 1)));
-      }
-      zones.push_back(c.zone);
-      capacity_types.push_back(c.capacity_type);
-    }
-    // zone / capacity type (/ reservation id) requirements from the
-    // offerings (Requirement::In collapses duplicates).
-    t.requirements.Add(Requirement::In(out->zone_key_, zones));
-    t.requirements.Add(
-        Requirement::In(out->capacity_type_key_, capacity_types));
-    if (!reservation_ids.empty()) {
-      t.requirements.Add(
-          Requirement::In(out->reservation_id_key_, reservation_ids));
-    }
-    t.allocatable =
-        Allocatable(t.capacity, *kube, *system, *eviction, interner);
-    if (!overhead_parts.empty()) {
-      overhead_parts[i] = catalog::OverheadParts{
-          *std::move(kube), *std::move(system), *std::move(eviction)};
-    }
+    absl::Status s = CompileInstanceType(
+        catalog.instance_types(i), i, ctx, out->types_[i], requirements[i],
+        overhead_parts.empty() ? nullptr : &overhead_parts[i]);
+    if (!s.ok()) return s;
+    out->by_name_.emplace_back(out->types_[i].name_value.id, i);
   }
 
   std::sort(out->by_name_.begin(), out->by_name_.end());
@@ -309,6 +368,12 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
           absl::StrCat("catalog: instanceTypes[", b, "] (", out->types_[b].name,
                        "): duplicates instanceTypes[", a, "]"));
     }
+  }
+
+  // The index copies the requirements; the types then take them over.
+  out->index_ = RequirementsIndex(absl::MakeConstSpan(requirements));
+  for (int i = 0; i < n; ++i) {
+    out->types_[i].requirements = std::move(requirements[i]);
   }
 
   if (!options.overlays.empty()) {
@@ -341,12 +406,6 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
     }
   }
 
-  std::vector<Requirements> index_input;
-  index_input.reserve(n);
-  for (const CompiledInstanceType& t : out->types_) {
-    index_input.push_back(t.requirements);
-  }
-  out->index_ = RequirementsIndex(absl::MakeConstSpan(index_input));
   return std::shared_ptr<const CompiledCatalog>(std::move(out));
 }
 

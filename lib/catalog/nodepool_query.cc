@@ -82,6 +82,7 @@ absl::StatusOr<NodePoolInstanceTypes> InstanceTypesForNodePool(
     catalog.index().Intersecting(single, &check.passing);
   }
 
+  const OfferingFilter offering_filter(catalog, result.combined);
   const int n = catalog.size();
   for (int i = 0; i < n; ++i) {
     int failed = -1;
@@ -95,7 +96,7 @@ absl::StatusOr<NodePoolInstanceTypes> InstanceTypesForNodePool(
       result.rejected.push_back({i, RejectionKind::kRequirement, failed});
       continue;
     }
-    const int offering = catalog.CheapestCompatibleOffering(i, result.combined);
+    const int offering = catalog.CheapestCompatibleOffering(i, offering_filter);
     if (offering < 0) {
       result.rejected.push_back({i, RejectionKind::kNoAvailableOffering, -1});
       continue;

@@ -42,8 +42,8 @@ void MarkWellKnown(WellKnown& wk, Id id) {
   wk.is_well_known[id] = true;
 }
 
-std::vector<Id> InternAll(Interner& in,
-                          const google::protobuf::RepeatedPtrField<std::string>& v) {
+std::vector<Id> InternAll(
+    Interner& in, const google::protobuf::RepeatedPtrField<std::string>& v) {
   std::vector<Id> out;
   out.reserve(v.size());
   for (const auto& s : v) out.push_back(in.Intern(s));
@@ -71,7 +71,8 @@ bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
   if (const Req* c = r.Get(k.capacity_type); c && !Has(*c, o.capacity_type, in))
     return false;
   if (o.reservation != kNoId) {
-    if (const Req* x = r.Get(k.reservation_id); x && !Has(*x, o.reservation, in))
+    if (const Req* x = r.Get(k.reservation_id);
+        x && !Has(*x, o.reservation, in))
       return false;
   }
   return true;
@@ -105,7 +106,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
                 k.capacity_type, k.windows_build, k.reservation_id})
     MarkWellKnown(c.wk, id);
   const v1::Catalog& cat = base.catalog();
-  for (const auto& l : cat.well_known_labels()) MarkWellKnown(c.wk, in.Intern(l));
+  for (const auto& l : cat.well_known_labels())
+    MarkWellKnown(c.wk, in.Intern(l));
 
   // Unavailable offerings, as "type/zone/capacity-type".
   absl::flat_hash_map<std::string, bool> unavailable;
@@ -117,7 +119,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   c.types.reserve(cat.instance_types_size());
   for (int i = 0; i < cat.instance_types_size(); ++i) {
     const v1::InstanceType& t = cat.instance_types(i);
-    std::string path = absl::StrCat("catalog.instanceTypes[", i, "] (", t.name(), ")");
+    std::string path =
+        absl::StrCat("catalog.instanceTypes[", i, "] (", t.name(), ")");
     InstanceType it;
     it.name = t.name();
     it.name_id = in.Intern(t.name());
@@ -125,9 +128,9 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     if (!cap.ok()) return cap.status();
     it.capacity = *cap;
     ResVec overhead;
-    for (const auto* list : {&t.overhead().kube_reserved(),
-                             &t.overhead().system_reserved(),
-                             &t.overhead().eviction_threshold()}) {
+    for (const auto* list :
+         {&t.overhead().kube_reserved(), &t.overhead().system_reserved(),
+          &t.overhead().eviction_threshold()}) {
       auto o = c.dims.ParseList(*list, path + ".overhead");
       if (!o.ok()) return o.status();
       overhead += *o;
@@ -169,7 +172,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     std::sort(labels.begin(), labels.end());
     for (const auto& [key, value] : labels)
       it.reqs.Add(InReq(in.Intern(Normalize(key)), in.Intern(value)), in);
-    for (const auto& r : t.requirements()) it.reqs.Add(NodeSelectorReq(in, r), in);
+    for (const auto& r : t.requirements())
+      it.reqs.Add(NodeSelectorReq(in, r), in);
     it.reqs.Add(InReq(k.instance_type, it.name_id), in);
     Req zr = MakeReq(k.zone, "In", zones, in);
     it.reqs.Add(zr, in);
@@ -184,7 +188,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   for (int d = 0; d < c.dims.size(); ++d) {
     std::vector<std::pair<int64_t, size_t>> order;
     order.reserve(n);
-    for (size_t i = 0; i < n; ++i) order.emplace_back(c.types[i].allocatable[d], i);
+    for (size_t i = 0; i < n; ++i)
+      order.emplace_back(c.types[i].allocatable[d], i);
     std::sort(order.begin(), order.end());
     auto& vals = c.fit.sorted[d];
     auto& suf = c.fit.suffix[d];
@@ -201,11 +206,13 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
 
   // NodeClasses by name: the zones of their subnets restrict offerings.
   absl::flat_hash_map<std::string, const v1::NodeClass*> classes;
-  for (const auto& nc : base.node_classes()) classes[nc.metadata().name()] = &nc;
+  for (const auto& nc : base.node_classes())
+    classes[nc.metadata().name()] = &nc;
 
   for (int p = 0; p < base.node_pools_size(); ++p) {
     const v1::NodePool& np = base.node_pools(p);
-    std::string path = absl::StrCat("nodePools[", p, "] (", np.metadata().name(), ")");
+    std::string path =
+        absl::StrCat("nodePools[", p, "] (", np.metadata().name(), ")");
     if (np.spec().has_replicas()) {
       c.static_pools.push_back(np.metadata().name());
       continue;
@@ -229,9 +236,9 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
       pool.nodeclass_label_key =
           absl::StrCat(ref.group(), "/", absl::AsciiStrToLower(ref.kind()));
       pool.nodeclass_name = ref.name();
-      pool.reqs.Add(InReq(in.Intern(pool.nodeclass_label_key),
-                          in.Intern(ref.name())),
-                    in);
+      pool.reqs.Add(
+          InReq(in.Intern(pool.nodeclass_label_key), in.Intern(ref.name())),
+          in);
     }
     pool.reqs.Add(InReq(k.registered, k.v_true), in);
     pool.reqs.Add(InReq(k.initialized, k.v_true), in);

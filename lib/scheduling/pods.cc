@@ -61,7 +61,8 @@ std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec) {
     for (const auto& p : c.ports()) {
       if (p.host_port() == 0) continue;
       out.push_back({p.host_ip().empty() ? "0.0.0.0" : p.host_ip(),
-                     p.host_port(), p.protocol().empty() ? "TCP" : p.protocol()});
+                     p.host_port(),
+                     p.protocol().empty() ? "TCP" : p.protocol()});
     }
   return out;
 }
@@ -133,7 +134,8 @@ Selector CompileSelector(const v1::LabelSelector* sel, Interner& in) {
       s.nothing = true;
       return s;
     }
-    if ((x.op <= 1 && e.values().empty()) || (x.op >= 2 && !e.values().empty())) {
+    if ((x.op <= 1 && e.values().empty()) ||
+        (x.op >= 2 && !e.values().empty())) {
       s.nothing = true;
       return s;
     }
@@ -175,7 +177,8 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
                                    const std::string& path) {
   auto container = [&](const v1::Container& c,
                        const std::string& p) -> absl::StatusOr<ResVec> {
-    auto req = dims.ParseList(c.resources().requests(), p + ".resources.requests");
+    auto req =
+        dims.ParseList(c.resources().requests(), p + ".resources.requests");
     if (!req.ok()) return req.status();
     ResVec r = *req;
     // The API server defaults a missing request to its limit.
@@ -185,15 +188,16 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
       if (d < 0) return absl::InvalidArgumentError(p + ": too many resources");
       auto q = dims.Parse(d, text);
       if (!q.ok())
-        return absl::InvalidArgumentError(
-            absl::StrCat(p, ".resources.limits[", name, "]: ", q.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            p, ".resources.limits[", name, "]: ", q.status().message()));
       r[d] = *q;
     }
     return r;
   };
   ResVec sum;
   for (int i = 0; i < spec.containers_size(); ++i) {
-    auto r = container(spec.containers(i), absl::StrCat(path, ".containers[", i, "]"));
+    auto r = container(spec.containers(i),
+                       absl::StrCat(path, ".containers[", i, "]"));
     if (!r.ok()) return r.status();
     sum += *r;
   }
@@ -246,14 +250,16 @@ std::string ValidatePod(const v1::Pod& pod) {
     if (restricted(k)) return restricted_msg(k);
   const auto& na = spec.affinity().node_affinity();
   for (const auto& term :
-       na.required_during_scheduling_ignored_during_execution().node_selector_terms()) {
+       na.required_during_scheduling_ignored_during_execution()
+           .node_selector_terms()) {
     if (term.match_fields_size() > 0)
       return "node selector term with matchFields is not supported";
     for (const auto& r : term.match_expressions()) {
       if (restricted(r.key())) return restricted_msg(r.key());
       const std::string& op = r.operator_();
       if (op == "In" && r.values().empty())
-        return absl::StrCat("key ", r.key(), " with operator In must have a value defined");
+        return absl::StrCat("key ", r.key(),
+                            " with operator In must have a value defined");
       if (op == "Gt" || op == "Lt") {
         bool ok = r.values_size() == 1 && !r.values(0).empty() &&
                   std::all_of(r.values(0).begin(), r.values(0).end(),
@@ -263,7 +269,8 @@ std::string ValidatePod(const v1::Pod& pod) {
                               " must have a single positive integer value");
       } else if (op != "In" && op != "NotIn" && op != "Exists" &&
                  op != "DoesNotExist") {
-        return absl::StrCat("key ", r.key(), " has an unsupported operator ", op);
+        return absl::StrCat("key ", r.key(), " has an unsupported operator ",
+                            op);
       }
       if (r.key() == "karpenter.sh/nodepool" && op == "DoesNotExist")
         return "configured to not run on a Karpenter provisioned node";

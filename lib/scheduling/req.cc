@@ -84,8 +84,8 @@ int64_t ReqLen(const Req& r) {
 }
 
 bool Has(const Req& r, Id value, const Interner& in) {
-  bool member = r.complement ? !Contains(r.values, value)
-                             : Contains(r.values, value);
+  bool member =
+      r.complement ? !Contains(r.values, value) : Contains(r.values, value);
   return member && WithinBounds(r, value, in);
 }
 
@@ -167,8 +167,8 @@ std::string ReqString(const Req& r, const Interner& in) {
   const std::string& key = in.Str(r.key);
   std::string s;
   Op op = OperatorOf(r);
-  const char* opname = op == Op::kIn      ? "In"
-                       : op == Op::kNotIn ? "NotIn"
+  const char* opname = op == Op::kIn       ? "In"
+                       : op == Op::kNotIn  ? "NotIn"
                        : op == Op::kExists ? "Exists"
                                            : "DoesNotExist";
   if (op == Op::kExists || op == Op::kDoesNotExist) {
@@ -192,9 +192,8 @@ std::string ReqString(const Req& r, const Interner& in) {
 }
 
 const Req* Reqs::Get(Id key) const {
-  auto it = std::lower_bound(
-      items_.begin(), items_.end(), key,
-      [](const Req& r, Id k) { return r.key < k; });
+  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+                             [](const Req& r, Id k) { return r.key < k; });
   if (it == items_.end() || it->key != key) return nullptr;
   return &*it;
 }
@@ -204,9 +203,8 @@ Req* Reqs::GetMutable(Id key) {
 }
 
 bool Reqs::Add(const Req& r, const Interner& in) {
-  auto it = std::lower_bound(
-      items_.begin(), items_.end(), r.key,
-      [](const Req& x, Id k) { return x.key < k; });
+  auto it = std::lower_bound(items_.begin(), items_.end(), r.key,
+                             [](const Req& x, Id k) { return x.key < k; });
   if (it == items_.end() || it->key != r.key) {
     items_.insert(it, r);
     return true;
@@ -218,9 +216,8 @@ bool Reqs::Add(const Req& r, const Interner& in) {
 }
 
 void Reqs::Remove(Id key) {
-  auto it = std::lower_bound(
-      items_.begin(), items_.end(), key,
-      [](const Req& x, Id k) { return x.key < k; });
+  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+                             [](const Req& x, Id k) { return x.key < k; });
   if (it != items_.end() && it->key == key) items_.erase(it);
 }
 
@@ -248,10 +245,10 @@ bool Intersects(const Reqs& existing, const Reqs& incoming, const Interner& in,
                              (oe == Op::kNotIn || oe == Op::kDoesNotExist);
         if (!both_negative) {
           if (err == nullptr) return false;
-          errors.emplace_back(in.Str(a[i].key),
-                              absl::StrCat("key ", in.Str(a[i].key), ", ",
-                                           ReqString(b[j], in), " not in ",
-                                           ReqString(a[i], in)));
+          errors.emplace_back(
+              in.Str(a[i].key),
+              absl::StrCat("key ", in.Str(a[i].key), ", ", ReqString(b[j], in),
+                           " not in ", ReqString(a[i], in)));
         }
       }
       ++i;

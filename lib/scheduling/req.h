@@ -18,7 +18,7 @@ namespace nodeplan::scheduling {
 
 struct Req {
   Id key = kNoId;
-  bool complement = true;  // Exists
+  bool complement = true;             // Exists
   absl::InlinedVector<Id, 2> values;  // sorted ascending by id
   bool has_gte = false, has_lte = false;
   int64_t gte = 0, lte = 0;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 
 namespace nodeplan::scheduling {
 namespace {
@@ -23,8 +23,8 @@ absl::StatusOr<Parsed> ParseQuantity(absl::string_view t) {
   Parsed p;
   size_t i = 0;
   auto bad = [&]() {
-    return absl::InvalidArgumentError(
-        absl::StrCat("quantity \"", t, "\" is not a valid Kubernetes quantity"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantity \"", t, "\" is not a valid Kubernetes quantity"));
   };
   if (t.empty()) return bad();
   if (t[0] == '+' || t[0] == '-') {
@@ -119,7 +119,8 @@ absl::StatusOr<int64_t> Scaled(const Parsed& p, int shift,
   }
   for (; e10 < 0; ++e10) {
     den *= 10;
-    if (den > limit) return static_cast<int64_t>(num == 0 ? 0 : (p.neg ? 0 : 1));
+    if (den > limit)
+      return static_cast<int64_t>(num == 0 ? 0 : (p.neg ? 0 : 1));
   }
   i128 q = num / den;
   if (num % den != 0) ++q;  // round up

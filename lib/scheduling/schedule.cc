@@ -35,8 +35,9 @@ absl::StatusOr<v1::ScheduleRequest> ResolveCatalog(
     const v1::ScheduleRequest& base) {
   if (base.catalog().instance_types_size() > 0) return base;
   if (!base.catalog_ref().empty() && base.catalog_ref() != "aws")
-    return absl::InvalidArgumentError(absl::StrCat(
-        "catalogRef: \"", base.catalog_ref(), "\" is not a known catalog (aws)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("catalogRef: \"", base.catalog_ref(),
+                     "\" is not a known catalog (aws)"));
   const v1::NodeClass* node_class = nullptr;
   if (base.node_pools_size() > 0) {
     const std::string& name =
@@ -70,7 +71,8 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
       std::make_shared<CompiledSnapshot>(std::move(*c)));
 }
 
-absl::StatusOr<v1::ScheduleResponse> Schedule(const v1::ScheduleRequest& request) {
+absl::StatusOr<v1::ScheduleResponse> Schedule(
+    const v1::ScheduleRequest& request) {
   auto resolved = ResolveCatalog(request);
   if (!resolved.ok()) return resolved.status();
   auto c = scheduling::CompileSnapshot(*resolved);

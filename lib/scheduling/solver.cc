@@ -18,10 +18,10 @@
 #include <map>
 #include <set>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/hash.h"
@@ -33,21 +33,25 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
   Options out;
   if (o.preference_policy() == "Ignore") {
     out.ignore_preferences = true;
-  } else if (!o.preference_policy().empty() && o.preference_policy() != "Respect") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "options.preferencePolicy: \"", o.preference_policy(),
-        "\" is not one of Respect, Ignore"));
+  } else if (!o.preference_policy().empty() &&
+             o.preference_policy() != "Respect") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.preferencePolicy: \"", o.preference_policy(),
+                     "\" is not one of Respect, Ignore"));
   }
   if (o.min_values_policy() == "BestEffort") {
     out.best_effort_min_values = true;
-  } else if (!o.min_values_policy().empty() && o.min_values_policy() != "Strict") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "options.minValuesPolicy: \"", o.min_values_policy(),
-        "\" is not one of Strict, BestEffort"));
+  } else if (!o.min_values_policy().empty() &&
+             o.min_values_policy() != "Strict") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.minValuesPolicy: \"", o.min_values_policy(),
+                     "\" is not one of Strict, BestEffort"));
   }
   if (o.max_instance_types() < 0)
-    return absl::InvalidArgumentError("options.maxInstanceTypes: must not be negative");
-  if (o.max_instance_types() > 0) out.max_instance_types = o.max_instance_types();
+    return absl::InvalidArgumentError(
+        "options.maxInstanceTypes: must not be negative");
+  if (o.max_instance_types() > 0)
+    out.max_instance_types = o.max_instance_types();
   out.reserved_capacity = !o.has_reserved_capacity() || o.reserved_capacity();
   return out;
 }
@@ -101,6 +105,9 @@ struct Claim {
   std::vector<HostPort> ports;
   std::vector<std::pair<int, int>> reserved;  // (type, offering)
   bool min_values_relaxed = false;
+  // Per-resource maximum allocatable over the options: requests beyond it
+  // cannot fit any option (a cheap first check).
+  ResVec max_alloc;
 };
 
 struct RelaxState {
@@ -114,6 +121,15 @@ struct View {
   std::vector<Toleration> tols;
   std::vector<int> groups;   // owned groups
   std::vector<int> inverse;  // owned inverse groups
+  // Whether an instance-type filter failure can never turn into success for
+  // this view (no owned spread or affinity group can widen later).
+  bool monotone_filter = true;
+  // NodeClaims this view can never join again (a monotone failure: taints,
+  // conflicting requirements, anti-affinity, resources, host ports). Pods of
+  // one class share it, so identical pods skip known dead ends.
+  mutable std::vector<char> dead;
+  // Per NodePool: 0 unknown, 1 tolerates its taints, 2 does not.
+  mutable std::vector<char> tolerates_pool;
 };
 
 struct ClassState {
@@ -168,8 +184,14 @@ bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
 class Round {
  public:
   Round(const Compiled& c, const v1::ScheduleRequest& req, Options opt)
-      : c_(c), req_(req), opt_(opt), in_(c.in), wk_(c.wk), dims_(c.dims),
-        k_(c.keys), n_(c.types.size()) {}
+      : c_(c),
+        req_(req),
+        opt_(opt),
+        in_(c.in),
+        wk_(c.wk),
+        dims_(c.dims),
+        k_(c.keys),
+        n_(c.types.size()) {}
 
   absl::Status Setup();
   void Run();
@@ -198,9 +220,12 @@ class Round {
 
   // Placement.
   Fail Add(int pod, int level, std::string* err);
+  // `extra`, when given, is intersected into node_reqs key by key (so a
+  // NodeClaim can be checked before its requirements are copied and merged).
   bool AddTopology(const PodClass& cls, const View& v,
                    const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                   const WellKnown* allow, Reqs* out, std::string* err);
+                   const WellKnown* allow, Reqs* out, std::string* err,
+                   const Reqs* extra = nullptr);
   void Record(const PodClass& cls, const View& v,
               const std::vector<v1::Taint>& taints, const Reqs& reqs,
               const WellKnown* allow);
@@ -212,16 +237,16 @@ class Round {
                    bool relax_min, Candidate* out, std::string* err);
   const Bits& KeyCompat(const Req& r);
   Bits OfferCompat(int pool, const Reqs& reqs);
-  void CommitClaim(int ci, int pod, const View& v, Candidate& cand);
-  void Reposition(int ci);
+  void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                   bool is_new);
+  void Reposition(int ci, bool is_new);
   const Bits& LimitOk(int pool);
-  bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                   std::string* err) const;
+  bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax, std::string* err,
+                   bool* relaxed = nullptr) const;
 
   // Rendering.
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
                 std::string* fail_reason);
-  double CheapestPrice(int pool, int type, const Reqs& reqs) const;
 
   const Compiled& c_;
   const v1::ScheduleRequest& req_;
@@ -246,16 +271,25 @@ class Round {
 
   std::vector<Claim> claims_;
   std::vector<int> claim_order_;
-  std::vector<int> claim_rank_;
+  bool last_monotone_ = false;
+  bool last_group_anti_ = false;
 
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
   std::vector<int> inverse_groups_;
   // key -> (domain -> pools producing it; empty vector: untainted)
-  absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>> universe_;
+  absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>>
+      universe_;
 
   absl::flat_hash_map<std::string, Bits> key_compat_;
   absl::flat_hash_map<std::string, Bits> offer_compat_;
+  // Per (NodePool, zone/capacity-type/reservation requirements): each
+  // type's cheapest compatible offering price and compatible offering mask.
+  struct PriceEntry {
+    std::vector<double> price;
+    std::vector<uint64_t> offers;
+  };
+  absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
 
   // Reservations: id -> (capacity, holders).
@@ -266,6 +300,7 @@ class Round {
   absl::flat_hash_map<Id, Reservation> reservations_;
 
   std::vector<std::string> errors_;
+  std::vector<int> name_order_;
   std::vector<int> placed_claim_;     // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
@@ -282,6 +317,13 @@ absl::Status Round::Setup() {
   for (const auto& p : c_.pools)
     for (const auto& t : p.taints)
       if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
+  // Capacity per reservation: the smallest among offerings carrying it.
+  for (const auto& t : c_.types)
+    for (const auto& o : t.offerings)
+      if (o.reservation != kNoId) {
+        auto& r = reservations_[o.reservation];
+        r.capacity = std::min(r.capacity, o.reservation_capacity);
+      }
   if (auto s = CompilePods(); !s.ok()) return s;
   if (auto s = CompileDaemons(); !s.ok()) return s;
   if (auto s = CompileExisting(); !s.ok()) return s;
@@ -317,10 +359,13 @@ absl::Status Round::CompilePods() {
   for (const auto& p : expanded_) all.push_back(&p);
   for (size_t i = 0; i < all.size(); ++i) {
     const v1::Pod& p = *all[i];
-    std::string ns = p.metadata().namespace_().empty() ? "default" : p.metadata().namespace_();
+    std::string ns = p.metadata().namespace_().empty()
+                         ? "default"
+                         : p.metadata().namespace_();
     if (!p.spec().node_name().empty()) {
       if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
-        bound_.push_back({&p, in_.Intern(ns), CompileLabels(p.metadata().labels(), in_), -1});
+        bound_.push_back({&p, in_.Intern(ns),
+                          CompileLabels(p.metadata().labels(), in_), -1});
       ++ignored_;
       continue;
     }
@@ -337,17 +382,19 @@ absl::Status Round::CompilePods() {
     key.mutable_spec()->clear_priority();
     key.mutable_spec()->clear_priority_class_name();
     std::string sig = Deterministic(key);
-    auto [it, inserted] = class_index_.emplace(sig, static_cast<int>(classes_.size()));
+    auto [it, inserted] =
+        class_index_.emplace(sig, static_cast<int>(classes_.size()));
     if (inserted) {
       classes_.emplace_back();
       PodClass& cls = classes_.back().cls;
       cls.ns = ns;
       cls.example = &p;
-      std::string path = absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
+      std::string path =
+          absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
       if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
     }
-    pending_.push_back({&p, absl::StrCat(ns, "/", p.metadata().name()), it->second,
-                        static_cast<int>(i)});
+    pending_.push_back({&p, absl::StrCat(ns, "/", p.metadata().name()),
+                        it->second, static_cast<int>(i)});
   }
   return absl::OkStatus();
 }
@@ -365,8 +412,8 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
     cls.invalid =
         "pod has Dynamic Resource Allocation requirements that are not yet "
         "supported by Karpenter";
-  std::vector<std::pair<std::string, std::string>> sel(spec.node_selector().begin(),
-                                                       spec.node_selector().end());
+  std::vector<std::pair<std::string, std::string>> sel(
+      spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
     cls.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
@@ -380,27 +427,36 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
     return r;
   };
   const auto& na = spec.affinity().node_affinity();
-  for (const auto& t :
-       na.required_during_scheduling_ignored_during_execution().node_selector_terms())
+  for (const auto& t : na.required_during_scheduling_ignored_during_execution()
+                           .node_selector_terms())
     cls.required_terms.push_back(term_reqs(t));
-  for (const auto& t : na.preferred_during_scheduling_ignored_during_execution())
+  for (const auto& t :
+       na.preferred_during_scheduling_ignored_during_execution())
     cls.preferred_node.emplace_back(t.weight(), term_reqs(t.preference()));
-  std::stable_sort(cls.preferred_node.begin(), cls.preferred_node.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(
+      cls.preferred_node.begin(), cls.preferred_node.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
   cls.tolerations = CompileTolerations(spec.tolerations());
-  for (const auto& t : spec.topology_spread_constraints()) cls.spreads.push_back(t);
+  for (const auto& t : spec.topology_spread_constraints())
+    cls.spreads.push_back(t);
   const auto& pa = spec.affinity().pod_affinity();
   for (const auto& t : pa.required_during_scheduling_ignored_during_execution())
     cls.req_affinity.push_back(t);
-  for (const auto& t : pa.preferred_during_scheduling_ignored_during_execution())
+  for (const auto& t :
+       pa.preferred_during_scheduling_ignored_during_execution())
     cls.pref_affinity.emplace_back(t.weight(), t.pod_affinity_term());
   const auto& paa = spec.affinity().pod_anti_affinity();
-  for (const auto& t : paa.required_during_scheduling_ignored_during_execution())
+  for (const auto& t :
+       paa.required_during_scheduling_ignored_during_execution())
     cls.req_anti.push_back(t);
-  for (const auto& t : paa.preferred_during_scheduling_ignored_during_execution())
+  for (const auto& t :
+       paa.preferred_during_scheduling_ignored_during_execution())
     cls.pref_anti.emplace_back(t.weight(), t.pod_affinity_term());
-  auto by_weight = [](const auto& a, const auto& b) { return a.first > b.first; };
-  std::stable_sort(cls.pref_affinity.begin(), cls.pref_affinity.end(), by_weight);
+  auto by_weight = [](const auto& a, const auto& b) {
+    return a.first > b.first;
+  };
+  std::stable_sort(cls.pref_affinity.begin(), cls.pref_affinity.end(),
+                   by_weight);
   std::stable_sort(cls.pref_anti.begin(), cls.pref_anti.end(), by_weight);
   cls.ports = CompileHostPorts(spec);
   if (cls.invalid.empty()) return CompileVolumes(pod, cls);
@@ -421,11 +477,14 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
     const v1::PersistentVolumeClaim* pvc = nullptr;
     for (const auto& x : req_.persistent_volume_claims())
       if (x.metadata().name() == claim &&
-          (x.metadata().namespace_().empty() ? "default" : x.metadata().namespace_()) == cls.ns)
+          (x.metadata().namespace_().empty()
+               ? "default"
+               : x.metadata().namespace_()) == cls.ns)
         pvc = &x;
     if (pvc == nullptr) {
       if (vol.has_ephemeral()) continue;  // created with the pod
-      cls.invalid = absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
+      cls.invalid =
+          absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
       return absl::OkStatus();
     }
     std::vector<Reqs> alts;
@@ -434,11 +493,12 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
       for (const auto& x : req_.persistent_volumes())
         if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
       if (pv == nullptr) {
-        cls.invalid = absl::StrCat("persistentvolume \"", pvc->spec().volume_name(),
-                                   "\" not found");
+        cls.invalid = absl::StrCat("persistentvolume \"",
+                                   pvc->spec().volume_name(), "\" not found");
         return absl::OkStatus();
       }
-      for (const auto& t : pv->spec().node_affinity().required().node_selector_terms()) {
+      for (const auto& t :
+           pv->spec().node_affinity().required().node_selector_terms()) {
         Reqs r;
         for (const auto& e : t.match_expressions()) {
           if (e.key() == "kubernetes.io/hostname") continue;
@@ -451,8 +511,9 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
       for (const auto& x : req_.storage_classes())
         if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
       if (sc == nullptr) {
-        cls.invalid = absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
-                                   "\" not found");
+        cls.invalid =
+            absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
+                         "\" not found");
         return absl::OkStatus();
       }
       for (const auto& t : sc->allowed_topologies()) {
@@ -497,22 +558,25 @@ absl::Status Round::CompileDaemons() {
     DaemonPod d;
     d.name = ds.metadata().name();
     const auto& spec = ds.spec().template_().spec();
-    auto rq = PodRequests(spec, dims_,
-                          absl::StrCat("daemonSets[", d.name, "].spec.template.spec"));
+    auto rq = PodRequests(
+        spec, dims_,
+        absl::StrCat("daemonSets[", d.name, "].spec.template.spec"));
     if (!rq.ok()) return rq.status();
     d.requests = *rq;
     d.tols = CompileTolerations(spec.tolerations());
-    std::vector<std::pair<std::string, std::string>> sel(spec.node_selector().begin(),
-                                                         spec.node_selector().end());
+    std::vector<std::pair<std::string, std::string>> sel(
+        spec.node_selector().begin(), spec.node_selector().end());
     std::sort(sel.begin(), sel.end());
     for (const auto& [key, value] : sel)
       d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
-    for (const auto& t : spec.affinity()
-                             .node_affinity()
-                             .required_during_scheduling_ignored_during_execution()
-                             .node_selector_terms()) {
+    for (const auto& t :
+         spec.affinity()
+             .node_affinity()
+             .required_during_scheduling_ignored_during_execution()
+             .node_selector_terms()) {
       Reqs r;
-      for (const auto& e : t.match_expressions()) r.Add(NodeSelectorReq(in_, e), in_);
+      for (const auto& e : t.match_expressions())
+        r.Add(NodeSelectorReq(in_, e), in_);
       d.terms.push_back(std::move(r));
     }
     d.ports = CompileHostPorts(spec);
@@ -524,13 +588,15 @@ absl::Status Round::CompileDaemons() {
 absl::Status Round::CompileExisting() {
   // Catalog lookup by instance-type name for in-flight NodeClaims.
   absl::flat_hash_map<std::string, int> type_by_name;
-  for (size_t i = 0; i < c_.types.size(); ++i) type_by_name[c_.types[i].name] = i;
+  for (size_t i = 0; i < c_.types.size(); ++i)
+    type_by_name[c_.types[i].name] = i;
   absl::flat_hash_map<std::string, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
     node_index[req_.nodes(i).metadata().name()] = i;
   absl::flat_hash_map<std::string, const v1::NodeClaim*> claim_by_node;
   for (const auto& nc : req_.node_claims())
-    if (!nc.status().node_name().empty()) claim_by_node[nc.status().node_name()] = &nc;
+    if (!nc.status().node_name().empty())
+      claim_by_node[nc.status().node_name()] = &nc;
   for (auto& b : bound_) {
     auto it = node_index.find(b.pod->spec().node_name());
     if (it != node_index.end()) b.node = it->second;
@@ -553,12 +619,15 @@ absl::Status Round::CompileExisting() {
     return -1;
   };
   pools_.resize(c_.pools.size());
-  for (size_t i = 0; i < c_.pools.size(); ++i) pools_[i].remaining = c_.pools[i].limits;
+  for (size_t i = 0; i < c_.pools.size(); ++i)
+    pools_[i].remaining = c_.pools[i].limits;
 
-  auto add_daemon_overhead = [&](Existing& e, const std::vector<std::string>& present) {
+  auto add_daemon_overhead = [&](Existing& e,
+                                 const std::vector<std::string>& present) {
     ResVec oh;
     for (const auto& d : daemons_) {
-      if (std::find(present.begin(), present.end(), d.name) != present.end()) continue;
+      if (std::find(present.begin(), present.end(), d.name) != present.end())
+        continue;
       if (!Tolerates(e.taints, d.tols, nullptr)) continue;
       Reqs strict = d.node_selector;
       if (!d.terms.empty()) strict.AddAll(d.terms[0], in_);
@@ -571,7 +640,8 @@ absl::Status Round::CompileExisting() {
   for (int i = 0; i < req_.nodes_size(); ++i) {
     const v1::Node& node = req_.nodes(i);
     std::string path = absl::StrCat("nodes[", node.metadata().name(), "]");
-    if (node.spec().unschedulable() || !node.metadata().deletion_timestamp().empty())
+    if (node.spec().unschedulable() ||
+        !node.metadata().deletion_timestamp().empty())
       continue;
     Existing e;
     e.name = node.metadata().name();
@@ -580,7 +650,8 @@ absl::Status Round::CompileExisting() {
                     labels.at("karpenter.sh/initialized") == "true";
     bool managed = labels.contains("karpenter.sh/nodepool");
     const v1::NodeClaim* nc = nullptr;
-    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end()) nc = it->second;
+    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end())
+      nc = it->second;
     for (const auto& t : node.spec().taints()) {
       if (managed && !e.initialized) {
         if (is_ephemeral(t)) continue;
@@ -592,7 +663,8 @@ absl::Status Round::CompileExisting() {
       }
       e.taints.push_back(t);
     }
-    std::vector<std::pair<std::string, std::string>> ls(labels.begin(), labels.end());
+    std::vector<std::pair<std::string, std::string>> ls(labels.begin(),
+                                                        labels.end());
     std::sort(ls.begin(), ls.end());
     for (const auto& [key, value] : ls)
       e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
@@ -601,13 +673,15 @@ absl::Status Round::CompileExisting() {
                            : e.name;
     e.hostname = in_.Intern(host);
     e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
-    auto alloc = dims_.ParseList(node.status().allocatable(), path + ".status.allocatable");
+    auto alloc = dims_.ParseList(node.status().allocatable(),
+                                 path + ".status.allocatable");
     if (!alloc.ok()) return alloc.status();
     e.remaining = *alloc;
     std::vector<std::string> present;
     for (const auto& b : bound_) {
       if (b.node != i) continue;
-      auto rq = PodRequests(b.pod->spec(), dims_, "pods[" + b.pod->metadata().name() + "].spec");
+      auto rq = PodRequests(b.pod->spec(), dims_,
+                            "pods[" + b.pod->metadata().name() + "].spec");
       if (!rq.ok()) return rq.status();
       for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= (*rq)[x];
       auto ports = CompileHostPorts(b.pod->spec());
@@ -619,19 +693,22 @@ absl::Status Round::CompileExisting() {
     if (managed) {
       int p = pool_index(labels.at("karpenter.sh/nodepool"));
       if (p >= 0 && c_.pools[p].has_limits) {
-        auto cap = dims_.ParseList(node.status().capacity(), path + ".status.capacity");
+        auto cap = dims_.ParseList(node.status().capacity(),
+                                   path + ".status.capacity");
         if (!cap.ok()) return cap.status();
         ResVec cv = *cap;
         if (nodes_dim_ >= 0) cv[nodes_dim_] = 1;
         for (int x = 0; x < kMaxDims; ++x)
-          if (c_.pools[p].limit_mask & (1u << x)) pools_[p].remaining[x] -= cv[x];
+          if (c_.pools[p].limit_mask & (1u << x))
+            pools_[p].remaining[x] -= cv[x];
       }
     }
     existing_.push_back(std::move(e));
   }
   // In-flight NodeClaims: launched or launching, no Node yet.
   for (const auto& nc : req_.node_claims()) {
-    if (!nc.status().node_name().empty() && node_index.contains(nc.status().node_name()))
+    if (!nc.status().node_name().empty() &&
+        node_index.contains(nc.status().node_name()))
       continue;
     if (!nc.metadata().deletion_timestamp().empty()) continue;
     std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
@@ -643,7 +720,8 @@ absl::Status Round::CompileExisting() {
     std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
                                               nc.metadata().labels().end());
     for (const auto& r : nc.spec().requirements())
-      if (r.operator_() == "In" && r.values_size() == 1 && !labels.contains(r.key()))
+      if (r.operator_() == "In" && r.values_size() == 1 &&
+          !labels.contains(r.key()))
         labels[r.key()] = r.values(0);
     for (const auto& [key, value] : labels)
       e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
@@ -651,10 +729,12 @@ absl::Status Round::CompileExisting() {
     e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
     ResVec capacity;
     if (!nc.status().allocatable().empty()) {
-      auto alloc = dims_.ParseList(nc.status().allocatable(), path + ".status.allocatable");
+      auto alloc = dims_.ParseList(nc.status().allocatable(),
+                                   path + ".status.allocatable");
       if (!alloc.ok()) return alloc.status();
       e.remaining = *alloc;
-      auto cap = dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      auto cap =
+          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
       if (!cap.ok()) return cap.status();
       capacity = *cap;
     } else if (auto it = labels.find("node.kubernetes.io/instance-type");
@@ -670,7 +750,8 @@ absl::Status Round::CompileExisting() {
       if (p >= 0 && c_.pools[p].has_limits) {
         if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;
         for (int x = 0; x < kMaxDims; ++x)
-          if (c_.pools[p].limit_mask & (1u << x)) pools_[p].remaining[x] -= capacity[x];
+          if (c_.pools[p].limit_mask & (1u << x))
+            pools_[p].remaining[x] -= capacity[x];
       }
     }
     existing_.push_back(std::move(e));
@@ -721,7 +802,8 @@ void Round::CompilePoolStates() {
             break;
           }
       }
-      auto [it, inserted] = group_of.emplace(mask, static_cast<int>(ps.groups.size()));
+      auto [it, inserted] =
+          group_of.emplace(mask, static_cast<int>(ps.groups.size()));
       if (inserted) {
         DaemonGroup g;
         g.types = Bits(n_);
@@ -729,7 +811,8 @@ void Round::CompilePoolStates() {
           if (mask[d]) {
             g.overhead += daemons_[d].requests;
             g.has_overhead = true;
-            g.ports.insert(g.ports.end(), daemons_[d].ports.begin(), daemons_[d].ports.end());
+            g.ports.insert(g.ports.end(), daemons_[d].ports.begin(),
+                           daemons_[d].ports.end());
           }
         ps.groups.push_back(std::move(g));
       }
@@ -753,7 +836,8 @@ void Round::BuildDomainUniverse() {
     auto [it, inserted] = index[key].emplace(domain, list.size());
     if (inserted) list.emplace_back(domain, std::vector<int>{});
     auto& pools = list[it->second].second;
-    if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+    if (std::find(pools.begin(), pools.end(), pool) == pools.end())
+      pools.push_back(pool);
   };
   for (size_t p = 0; p < c_.pools.size(); ++p) {
     const Pool& pool = c_.pools[p];
@@ -786,16 +870,23 @@ void Round::BuildDomainUniverse() {
 void Round::BuildInverseFromBound() {
   for (const auto& b : bound_) {
     const auto& terms =
-        b.pod->spec().affinity().pod_anti_affinity().required_during_scheduling_ignored_during_execution();
+        b.pod->spec()
+            .affinity()
+            .pod_anti_affinity()
+            .required_during_scheduling_ignored_during_execution();
     if (terms.empty() || b.node < 0) continue;
     PodClass tmp;
-    tmp.ns = b.pod->metadata().namespace_().empty() ? "default" : b.pod->metadata().namespace_();
+    tmp.ns = b.pod->metadata().namespace_().empty()
+                 ? "default"
+                 : b.pod->metadata().namespace_();
     tmp.ns_id = b.ns;
     const auto& node_labels = req_.nodes(b.node).metadata().labels();
     for (const auto& t : terms) {
-      int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t, nullptr, tmp, true);
+      int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t,
+                       nullptr, tmp, true);
       auto it = node_labels.find(t.topology_key());
-      if (it != node_labels.end()) groups_[g].RecordDomain(in_.Intern(it->second));
+      if (it != node_labels.end())
+        groups_[g].RecordDomain(in_.Intern(it->second));
     }
   }
 }
@@ -866,47 +957,52 @@ const View* Round::GetView(int ci, int level) {
       if (opt_.ignore_preferences) continue;
       if (anyway_seen++ < s.anyway_dropped) continue;
     }
-    v->groups.push_back(
-        GroupFor(GroupType::kSpread, t.topology_key(), cls.ns_id, nullptr, &t, cls, false));
+    v->groups.push_back(GroupFor(GroupType::kSpread, t.topology_key(),
+                                 cls.ns_id, nullptr, &t, cls, false));
   }
   for (const auto& t : cls.req_affinity)
-    v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(), cls.ns_id, &t,
-                                 nullptr, cls, false));
+    v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(),
+                                 cls.ns_id, &t, nullptr, cls, false));
   if (!opt_.ignore_preferences)
     for (size_t i = s.aff_dropped; i < cls.pref_affinity.size(); ++i)
-      v->groups.push_back(GroupFor(GroupType::kAffinity,
-                                   cls.pref_affinity[i].second.topology_key(), cls.ns_id,
-                                   &cls.pref_affinity[i].second, nullptr, cls, false));
+      v->groups.push_back(GroupFor(
+          GroupType::kAffinity, cls.pref_affinity[i].second.topology_key(),
+          cls.ns_id, &cls.pref_affinity[i].second, nullptr, cls, false));
   for (const auto& t : cls.req_anti)
-    v->groups.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
-                                 &t, nullptr, cls, false));
+    v->groups.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(),
+                                 cls.ns_id, &t, nullptr, cls, false));
   if (!opt_.ignore_preferences)
     for (size_t i = s.anti_dropped; i < cls.pref_anti.size(); ++i)
-      v->groups.push_back(GroupFor(GroupType::kAntiAffinity,
-                                   cls.pref_anti[i].second.topology_key(), cls.ns_id,
-                                   &cls.pref_anti[i].second, nullptr, cls, false));
+      v->groups.push_back(GroupFor(
+          GroupType::kAntiAffinity, cls.pref_anti[i].second.topology_key(),
+          cls.ns_id, &cls.pref_anti[i].second, nullptr, cls, false));
   for (const auto& t : cls.req_anti)
-    v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
-                                  &t, nullptr, cls, true));
+    v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(),
+                                  cls.ns_id, &t, nullptr, cls, true));
+  for (int g : v->groups)
+    if (groups_[g].type != GroupType::kAntiAffinity) v->monotone_filter = false;
   std::sort(v->groups.begin(), v->groups.end());
-  v->groups.erase(std::unique(v->groups.begin(), v->groups.end()), v->groups.end());
+  v->groups.erase(std::unique(v->groups.begin(), v->groups.end()),
+                  v->groups.end());
   std::sort(v->inverse.begin(), v->inverse.end());
-  v->inverse.erase(std::unique(v->inverse.begin(), v->inverse.end()), v->inverse.end());
+  v->inverse.erase(std::unique(v->inverse.begin(), v->inverse.end()),
+                   v->inverse.end());
   cs.views[level] = std::move(v);
   return cs.views[level].get();
 }
 
 int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
                     const v1::PodAffinityTerm* term,
-                    const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
-                    bool inverse) {
+                    const v1::TopologySpreadConstraint* tsc,
+                    const PodClass& cls, bool inverse) {
   TopologyGroup g;
   g.type = type;
   g.key = in_.Intern(key_text);
   g.inverse = inverse;
   v1::LabelSelector selector_copy;
   const v1::LabelSelector* selector = nullptr;
-  std::string sig = absl::StrCat(static_cast<int>(type), inverse ? "I" : "", "|", key_text, "|");
+  std::string sig = absl::StrCat(static_cast<int>(type), inverse ? "I" : "",
+                                 "|", key_text, "|");
   if (tsc != nullptr) {
     g.max_skew = tsc->max_skew();
     if (tsc->has_min_domains()) g.min_domains = tsc->min_domains();
@@ -915,8 +1011,10 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
       selector_copy = tsc->label_selector();
       // matchLabelKeys: key In [the pod's value] for keys the pod carries.
       for (const auto& k : tsc->match_label_keys()) {
-        auto it = cls.example ? cls.example->metadata().labels().find(k)
-                              : google::protobuf::Map<std::string, std::string>::const_iterator();
+        auto it = cls.example
+                      ? cls.example->metadata().labels().find(k)
+                      : google::protobuf::Map<std::string,
+                                              std::string>::const_iterator();
         if (cls.example && it != cls.example->metadata().labels().end()) {
           auto* e = selector_copy.add_match_expressions();
           e->set_key(k);
@@ -940,19 +1038,22 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
         g.filter.alternatives.push_back(std::move(r));
       }
     }
-    absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints, g.filter.honor_affinity, "|");
+    absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints,
+                    g.filter.honor_affinity, "|");
     for (const Reqs& r : g.filter.alternatives)
       absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
     if (g.filter.honor_taints)
       for (const auto& t : cls.tolerations)
-        absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect, ";");
+        absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
+                        ";");
   } else {
     g.max_skew = std::numeric_limits<int32_t>::max();
     if (term->has_label_selector()) {
       selector_copy = term->label_selector();
       selector = &selector_copy;
     }
-    std::vector<std::string> ns(term->namespaces().begin(), term->namespaces().end());
+    std::vector<std::string> ns(term->namespaces().begin(),
+                                term->namespaces().end());
     if (ns.empty() && !term->has_namespace_selector()) ns.push_back(cls.ns);
     // A namespaceSelector would need Namespace objects; the request carries
     // none, so only the listed namespaces (and, for an empty selector, the
@@ -993,19 +1094,23 @@ void Round::CountDomains(TopologyGroup& g) {
   std::vector<Reqs> node_reqs(req_.nodes_size());
   for (int i = 0; i < req_.nodes_size(); ++i) {
     const v1::Node& node = req_.nodes(i);
-    std::vector<v1::Taint> taints(node.spec().taints().begin(), node.spec().taints().end());
+    std::vector<v1::Taint> taints(node.spec().taints().begin(),
+                                  node.spec().taints().end());
     for (const auto& [k, v] : node.metadata().labels())
       node_reqs[i].Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
     if (!g.filter.Matches(taints, node_reqs[i], nullptr, in_)) continue;
     auto it = node.metadata().labels().find(in_.Str(g.key));
-    if (it != node.metadata().labels().end()) g.Register(in_.Intern(it->second));
-    else if (hostname) g.Register(in_.Intern(node.metadata().name()));
+    if (it != node.metadata().labels().end())
+      g.Register(in_.Intern(it->second));
+    else if (hostname)
+      g.Register(in_.Intern(node.metadata().name()));
   }
   for (const auto& e : existing_)
     if (e.is_claim && hostname) g.Register(e.hostname);
   for (const auto& b : bound_) {
     if (b.node < 0) continue;
-    if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns)) continue;
+    if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))
+      continue;
     if (!g.selector.Matches(b.labels)) continue;
     const v1::Node& node = req_.nodes(b.node);
     auto it = node.metadata().labels().find(in_.Str(g.key));
@@ -1017,7 +1122,8 @@ void Round::CountDomains(TopologyGroup& g) {
     } else {
       continue;
     }
-    std::vector<v1::Taint> taints(node.spec().taints().begin(), node.spec().taints().end());
+    std::vector<v1::Taint> taints(node.spec().taints().begin(),
+                                  node.spec().taints().end());
     if (!g.filter.Matches(taints, node_reqs[b.node], nullptr, in_)) continue;
     g.RecordDomain(domain);
   }
@@ -1027,16 +1133,26 @@ void Round::CountDomains(TopologyGroup& g) {
 // Placement
 
 bool Round::AddTopology(const PodClass& cls, const View& v,
-                        const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                        const WellKnown* allow, Reqs* out, std::string* err) {
+                        const std::vector<v1::Taint>& taints,
+                        const Reqs& node_reqs, const WellKnown* allow,
+                        Reqs* out, std::string* err, const Reqs* extra) {
   auto one = [&](const TopologyGroup& g) {
     Req exists;
     exists.key = g.key;
     const Req* pd = v.strict.Get(g.key);
     const Req* nd = node_reqs.Get(g.key);
-    Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
+    Req merged;
+    if (extra != nullptr) {
+      if (const Req* e = extra->Get(g.key)) {
+        merged = nd ? Intersect(*nd, *e, in_) : *e;
+        nd = &merged;
+      }
+    }
+    Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists,
+                   in_);
     if (!d.complement && d.values.empty()) {
-      *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
+      last_group_anti_ = g.type == GroupType::kAntiAffinity;
+      if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
     out->Add(d, in_);
@@ -1095,7 +1211,8 @@ bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
   }
   Reqs topo;
   std::string err;
-  if (!AddTopology(cls, v, e.taints, *merged, nullptr, &topo, &err)) return false;
+  if (!AddTopology(cls, v, e.taints, *merged, nullptr, &topo, &err))
+    return false;
   if (!Compatible(*merged, topo, nullptr, in_, nullptr)) return false;
   merged->AddAll(topo, in_);
   return true;
@@ -1148,7 +1265,7 @@ Bits Round::OfferCompat(int pool, const Reqs& reqs) {
 }
 
 bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                        std::string* err) const {
+                        std::string* err, bool* relaxed) const {
   std::vector<std::pair<Id, int32_t>> floors;
   for (const Req& r : reqs.items())
     if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
@@ -1160,7 +1277,8 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
     bool all = true;
     for (size_t f = 0; f < floors.size(); ++f) {
       const Req* t = c_.types[i].reqs.Get(floors[f].first);
-      if (t && !t->complement) seen[f].insert(t->values.begin(), t->values.end());
+      if (t && !t->complement)
+        seen[f].insert(t->values.begin(), t->values.end());
       if (static_cast<int32_t>(seen[f].size()) < floors[f].second) all = false;
     }
     if (all) done = true;
@@ -1171,7 +1289,10 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
     int32_t got = static_cast<int32_t>(seen[f].size());
     if (got >= floors[f].second) continue;
     short_keys.push_back(in_.Str(floors[f].first));
-    if (relax) reqs.GetMutable(floors[f].first)->min_values = got;
+    if (relax) {
+      reqs.GetMutable(floors[f].first)->min_values = got;
+      if (relaxed) *relaxed = true;
+    }
   }
   std::sort(short_keys.begin(), short_keys.end());
   if (err)
@@ -1191,7 +1312,9 @@ const Bits& Round::LimitOk(int pool) {
       return;
     }
     for (int d = 0; d < kMaxDims; ++d)
-      if ((p.limit_mask & (1u << d)) && c_.types[i].capacity[d] > ps.remaining[d]) return;
+      if ((p.limit_mask & (1u << d)) &&
+          c_.types[i].capacity[d] > ps.remaining[d])
+        return;
     ps.limit_ok.Set(i);
   });
   ps.limit_dirty = false;
@@ -1206,7 +1329,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   for (const Req& r : reqs.items()) {
     const Req* old = claim.reqs.Get(r.key);
     if (old != nullptr && *old == r) continue;
-    if (r.key == k_.zone || r.key == k_.capacity_type || r.key == k_.reservation_id)
+    if (r.key == k_.zone || r.key == k_.capacity_type ||
+        r.key == k_.reservation_id)
       offer_changed = true;
     if (r.key == k_.hostname) continue;
     req_ok &= KeyCompat(r);
@@ -1215,7 +1339,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   offer_ok &= claim.options;
   Bits fit_any(n_);
   ResVec base = claim.requests + cls.requests;
-  bool claim_port_conflict = !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
+  bool claim_port_conflict =
+      !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
   ResVec min_oh, max_oh;
   bool tracked = false;
   for (const DaemonGroup& g : ps.groups) {
@@ -1242,16 +1367,15 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   std::string min_err;
   bool min_failed = false;
   if (remaining.Any() && reqs.HasMinValues()) {
-    if (!MinValuesOk(remaining, reqs, relax_min, &min_err)) {
+    if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
+                     &out->min_values_relaxed))
       min_failed = true;
-    } else if (relax_min && !min_err.empty()) {
-      out->min_values_relaxed = true;
-    }
   }
   if (remaining.Any() && !min_failed) {
     out->options = std::move(remaining);
     return Fail::kNone;
   }
+  if (err == nullptr) return Fail::kOther;
   // Karpenter's InstanceTypeFilterError.
   std::string rs;
   if (!tracked) {
@@ -1261,8 +1385,9 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
     std::string b = dims_.String(cls.requests + max_oh);
     rs = a == b ? a : absl::StrCat("min=", a, ", max=", b);
   }
-  std::string tail = absl::StrCat(", requirements=", ReqsString(reqs, in_, k_.hostname),
-                                  ", resources=", rs);
+  std::string tail =
+      absl::StrCat(", requirements=", ReqsString(reqs, in_, k_.hostname),
+                   ", resources=", rs);
   if (min_failed) {
     *err = min_err + tail;
     return Fail::kOther;
@@ -1270,16 +1395,28 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   Bits R = req_ok, O = offer_ok, F = fit_any;
   F &= O;  // Karpenter's fits() needs a compatible offering too
   bool r_any = R.Any(), f_any = F.Any(), o_any = O.Any();
-  Bits rf = R; rf &= F; rf.AndNot(O);
-  Bits ro = R; ro &= O; ro.AndNot(F);
-  Bits fo = F; fo &= O; fo.AndNot(R);
+  Bits rf = R;
+  rf &= F;
+  rf.AndNot(O);
+  Bits ro = R;
+  ro &= O;
+  ro.AndNot(F);
+  Bits fo = F;
+  fo &= O;
+  fo.AndNot(R);
   std::string msg;
   if (!r_any && !f_any && !o_any) {
-    msg = "no instance type met the scheduling requirements or had enough resources or had a required offering";
+    msg =
+        "no instance type met the scheduling requirements or had enough "
+        "resources or had a required offering";
   } else if (!r_any && !f_any) {
-    msg = "no instance type met the scheduling requirements or had enough resources";
+    msg =
+        "no instance type met the scheduling requirements or had enough "
+        "resources";
   } else if (!r_any && !o_any) {
-    msg = "no instance type met the scheduling requirements or had a required offering";
+    msg =
+        "no instance type met the scheduling requirements or had a required "
+        "offering";
   } else if (!f_any && !o_any) {
     msg = "no instance type had enough resources or had a required offering";
   } else if (!r_any) {
@@ -1289,11 +1426,17 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   } else if (!o_any) {
     msg = "no instance type has the required offering";
   } else if (rf.Any()) {
-    msg = "no instance type which met the scheduling requirements and had enough resources, had a required offering";
+    msg =
+        "no instance type which met the scheduling requirements and had enough "
+        "resources, had a required offering";
   } else if (fo.Any()) {
-    msg = "no instance type which had enough resources and the required offering met the scheduling requirements";
+    msg =
+        "no instance type which had enough resources and the required offering "
+        "met the scheduling requirements";
   } else if (ro.Any()) {
-    msg = "no instance type which met the scheduling requirements and the required offering had the required resources";
+    msg =
+        "no instance type which met the scheduling requirements and the "
+        "required offering had the required resources";
   } else {
     msg = "no instance type met the requirements/resources/offering tuple";
   }
@@ -1306,32 +1449,57 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
 Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                         bool relax_min, Candidate* out, std::string* err) {
   const Pool& pool = c_.pools[claim.pool];
-  if (!Tolerates(pool.taints, v.tols, err)) return Fail::kOther;
+  if (!Tolerates(pool.taints, v.tols, err)) {
+    last_monotone_ = true;
+    return Fail::kOther;
+  }
   if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
-    *err = absl::StrCat("incompatible requirements, ", *err);
+    // Conflicting values stay conflicting as requirements only narrow; an
+    // undefined key may become defined by a later pod.
+    last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
+    if (err) *err = absl::StrCat("incompatible requirements, ", *err);
+    return Fail::kOther;
+  }
+  // Topology first, on the requirements as they would merge, before paying
+  // for the copy: most NodeClaims a pod cannot join fail here.
+  Reqs early_topo;
+  const bool early = cls.volume_alts.empty();
+  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                            err, &v.reqs)) {
+    last_monotone_ = last_group_anti_;
     return Fail::kOther;
   }
   Reqs base = claim.reqs;
   base.AddAll(v.reqs, in_);
   static const std::vector<Reqs> kNone = {Reqs()};
-  const std::vector<Reqs>& alts = cls.volume_alts.empty() ? kNone : cls.volume_alts;
+  const std::vector<Reqs>& alts =
+      cls.volume_alts.empty() ? kNone : cls.volume_alts;
   Fail last = Fail::kOther;
   for (const Reqs& alt : alts) {
-    Reqs reqs = base;
+    Reqs reqs = alts.size() == 1 ? std::move(base) : base;
     if (!alt.empty()) {
       if (!Compatible(reqs, alt, &wk_, in_, err)) {
-        *err = absl::StrCat("incompatible volume requirements, ", *err);
+        if (err)
+          *err = absl::StrCat("incompatible volume requirements, ", *err);
         continue;
       }
       reqs.AddAll(alt, in_);
     }
     Reqs topo;
-    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) continue;
+    if (early) {
+      topo = std::move(early_topo);
+    } else if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+      last_monotone_ = alts.size() == 1 && last_group_anti_;
+      continue;
+    }
     if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
     reqs.AddAll(topo, in_);
     Candidate cand;
     last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
-    if (last != Fail::kNone) continue;
+    if (last != Fail::kNone) {
+      last_monotone_ = alts.size() == 1 && v.monotone_filter;
+      continue;
+    }
     // Reserved offerings (Strict mode, as provisioning uses).
     if (opt_.reserved_capacity) {
       bool compatible_reserved = false;
@@ -1340,7 +1508,9 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
         const auto& offs = c_.types[i].offerings;
         for (size_t j = 0; j < offs.size() && j < 64; ++j) {
           const Offering& o = offs[j];
-          if (o.capacity_type != k_.v_reserved || !(p.offering_mask[i] >> j & 1)) continue;
+          if (o.capacity_type != k_.v_reserved ||
+              !(p.offering_mask[i] >> j & 1))
+            continue;
           if (!OfferingCompatible(o, reqs, k_, in_)) continue;
           compatible_reserved = true;
           const Reservation& r = reservations_[o.reservation];
@@ -1350,11 +1520,17 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
         }
       });
       if (compatible_reserved && cand.reserve.empty()) {
-        *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
+        if (err)
+          *err =
+              "one or more instance types with compatible reserved offerings "
+              "are available, but could not be reserved";
         return Fail::kReserved;
       }
       if (!claim.reserved.empty() && cand.reserve.empty()) {
-        *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
+        if (err)
+          *err =
+              "satisfying updated nodeclaim constraints would remove all "
+              "compatible reserved offering options";
         return Fail::kReserved;
       }
     }
@@ -1365,26 +1541,45 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   return last;
 }
 
-void Round::Reposition(int ci) {
-  // claim_order_ is sorted by (pod count, creation index).
-  int pos = claim_rank_[ci];
-  auto key = [&](int c) { return std::make_pair(claims_[c].pods.size(), c); };
-  while (pos + 1 < static_cast<int>(claim_order_.size()) &&
-         key(claim_order_[pos + 1]) < key(ci)) {
-    claim_order_[pos] = claim_order_[pos + 1];
-    claim_rank_[claim_order_[pos]] = pos;
-    ++pos;
+void Round::Reposition(int ci, bool is_new) {
+  // claim_order_ is sorted by (pod count, creation index); the claim just
+  // gained one pod.
+  auto key = [&](int c, size_t count) { return std::make_pair(count, c); };
+  auto less = [&](int a, const std::pair<size_t, int>& k) {
+    return key(a, claims_[a].pods.size()) < k;
+  };
+  const size_t now = claims_[ci].pods.size();
+  if (is_new) {
+    auto pos = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                                key(ci, now), less);
+    claim_order_.insert(pos, ci);
+    return;
   }
-  claim_order_[pos] = ci;
-  claim_rank_[ci] = pos;
+  // Find it by its old key: everything before it still compares by count.
+  auto old_less = [&](int a, const std::pair<size_t, int>& k) {
+    size_t cnt = a == ci ? now - 1 : claims_[a].pods.size();
+    return key(a, cnt) < k;
+  };
+  auto from = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                               key(ci, now - 1), old_less);
+  auto to = std::lower_bound(from + 1, claim_order_.end(), key(ci, now), less);
+  std::rotate(from, from + 1, to);
 }
 
-void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
+void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                        bool is_new) {
   Claim& claim = claims_[ci];
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
+  claim.max_alloc = ResVec();
+  const int dims = dims_.size();
+  claim.options.ForEach([&](size_t i) {
+    for (int d = 0; d < dims; ++d)
+      claim.max_alloc[d] =
+          std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
+  });
   claim.reqs = std::move(cand.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
@@ -1404,7 +1599,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
   }
   claim.reserved = std::move(cand.reserve);
   placed_claim_[pod] = ci;
-  Reposition(ci);
+  Reposition(ci, is_new);
 }
 
 Fail Round::Add(int pod, int level, std::string* err) {
@@ -1422,21 +1617,37 @@ Fail Round::Add(int pod, int level, std::string* err) {
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }
-  std::string scratch;
+  if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
+  if (v->tolerates_pool.size() < c_.pools.size())
+    v->tolerates_pool.resize(c_.pools.size(), 0);
   for (int c : claim_order_) {
+    if (v->dead[c]) continue;
+    const Claim& claim = claims_[c];
+    char& tol = v->tolerates_pool[claim.pool];
+    if (tol == 0)
+      tol = Tolerates(c_.pools[claim.pool].taints, v->tols, nullptr) ? 1 : 2;
+    if (tol == 2 || !Fits(claim.requests + cls.requests, claim.max_alloc)) {
+      v->dead[c] = 1;
+      continue;
+    }
     Candidate cand;
-    if (CanAddClaim(claims_[c], cls, *v, false, &cand, &scratch) == Fail::kNone) {
-      CommitClaim(c, pod, *v, cand);
+    last_monotone_ = false;
+    if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) ==
+        Fail::kNone) {
+      CommitClaim(c, pod, *v, cand, false);
       return Fail::kNone;
     }
+    if (last_monotone_) v->dead[c] = 1;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
     if (!ps.dropped) any_pool = true;
   if (!any_pool) {
-    *err = c_.pools.empty() && !c_.static_pools.empty()
-               ? "no dynamic nodepools found"
-               : "nodepool requirements filtered out all available instance types";
+    if (err)
+      *err = c_.pools.empty() && !c_.static_pools.empty()
+                 ? "no dynamic nodepools found"
+                 : "nodepool requirements filtered out all available instance "
+                   "types";
     return Fail::kOther;
   }
   std::vector<std::string> errs;
@@ -1444,10 +1655,14 @@ Fail Round::Add(int pod, int level, std::string* err) {
     PoolState& ps = pools_[p];
     if (ps.dropped) continue;
     const Pool& pool = c_.pools[p];
-    std::string prefix = absl::StrCat("incompatible with nodepool \"", pool.name,
-                                      "\", daemonset overhead=",
+    // Explanations are built only when asked for (see Run).
+    std::string prefix =
+        err == nullptr ? std::string()
+                       : absl::StrCat("incompatible with nodepool \"",
+                                      pool.name, "\", daemonset overhead=",
                                       dims_.String(ps.template_overhead), ", ");
-    if (pool.has_limits && nodes_dim_ >= 0 && (pool.limit_mask & (1u << nodes_dim_)) &&
+    if (pool.has_limits && nodes_dim_ >= 0 &&
+        (pool.limit_mask & (1u << nodes_dim_)) &&
         ps.remaining[nodes_dim_] <= 0) {
       errs.push_back(prefix + "node limits have been exhausted for nodepool");
       continue;
@@ -1455,7 +1670,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     Bits cand_types = pool.types;
     cand_types &= LimitOk(static_cast<int>(p));
     if (!cand_types.Any()) {
-      errs.push_back(prefix + "all available instance types exceed limits for nodepool");
+      errs.push_back(prefix +
+                     "all available instance types exceed limits for nodepool");
       continue;
     }
     Claim trial;
@@ -1466,17 +1682,19 @@ Fail Round::Add(int pod, int level, std::string* err) {
     trial.options = std::move(cand_types);
     Candidate cand;
     std::string e;
-    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand, &e);
+    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand,
+                         err ? &e : nullptr);
     if (f != Fail::kNone) {
-      errs.push_back(prefix + e);
+      if (err) errs.push_back(prefix + e);
       if (f == Fail::kReserved) {
-        *err = absl::StrJoin(errs, "; ");
+        if (err) *err = absl::StrJoin(errs, "; ");
         return Fail::kReserved;
       }
       continue;
     }
     // Launch it: a real placeholder hostname replaces the trial one.
-    Id host = in_.Intern(absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
+    Id host = in_.Intern(
+        absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
     trial.hostname = host;
     trial.options = Bits(n_);
     trial.reqs.Remove(k_.hostname);
@@ -1485,8 +1703,6 @@ Fail Round::Add(int pod, int level, std::string* err) {
     cand.reqs.Add(InReq(k_.hostname, host), in_);
     int idx = static_cast<int>(claims_.size());
     claims_.push_back(std::move(trial));
-    claim_order_.push_back(idx);
-    claim_rank_.push_back(static_cast<int>(claim_order_.size()) - 1);
     // Pessimistic limits: the largest option's capacity.
     if (pool.has_limits) {
       ResVec mx;
@@ -1498,10 +1714,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
         if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }
-    CommitClaim(idx, pod, *v, cand);
+    CommitClaim(idx, pod, *v, cand, true);
     return Fail::kNone;
   }
-  *err = absl::StrJoin(errs, "; ");
+  if (err) *err = absl::StrJoin(errs, "; ");
   return Fail::kOther;
 }
 
@@ -1532,39 +1748,39 @@ void Round::Run() {
   });
   std::deque<int> q(order.begin(), order.end());
   std::vector<size_t> last_len(np, 0);
+  std::vector<int> last_level(np, 0);
   while (!q.empty()) {
     int p = q.front();
     if (last_len[p] == q.size()) break;
     q.pop_front();
-    std::string err;
     Fail f = Fail::kOther;
-    for (int level = 0;; ++level) {
-      if (GetView(pending_[p].cls, level) == nullptr) break;
-      f = Add(p, level, &err);
+    int level = 0;
+    for (;; ++level) {
+      if (GetView(pending_[p].cls, level) == nullptr) {
+        --level;
+        break;
+      }
+      f = Add(p, level, nullptr);
       if (f != Fail::kOther) break;
     }
-    if (f == Fail::kNone) {
-      errors_[p].clear();
-    } else {
-      errors_[p] = err;
+    if (f != Fail::kNone) {
+      last_level[p] = level;
       q.push_back(p);
       last_len[p] = q.size();
     }
+  }
+  // The loop ends after a full cycle without progress, so the state is what
+  // each remaining pod last saw: explaining now gives the same message as
+  // explaining at the time, without paying for it on every retry.
+  for (int p : q) {
+    std::string err;
+    if (Add(p, last_level[p], &err) == Fail::kNone) continue;
+    errors_[p] = err.empty() ? "no placement found" : err;
   }
 }
 
 // ---------------------------------------------------------------------------
 // Rendering
-
-double Round::CheapestPrice(int pool, int type, const Reqs& reqs) const {
-  double best = std::numeric_limits<double>::infinity();
-  const auto& offs = c_.types[type].offerings;
-  for (size_t j = 0; j < offs.size() && j < 64; ++j)
-    if ((c_.pools[pool].offering_mask[type] >> j & 1) &&
-        OfferingCompatible(offs[j], reqs, k_, in_))
-      best = std::min(best, offs[j].price);
-  return best;
-}
 
 std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
@@ -1596,7 +1812,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     reqs.Remove(k_.capacity_type);
     reqs.Add(InReq(k_.capacity_type, k_.v_reserved), in_);
     std::vector<Id> ids;
-    for (auto [i, j] : claim.reserved) ids.push_back(c_.types[i].offerings[j].reservation);
+    for (auto [i, j] : claim.reserved)
+      ids.push_back(c_.types[i].offerings[j].reservation);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     reqs.Add(MakeReq(k_.reservation_id, "In", ids, in_), in_);
@@ -1611,15 +1828,36 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       min_oh = g.overhead;
       first = false;
     } else {
-      for (int d = 0; d < kMaxDims; ++d) min_oh[d] = std::min(min_oh[d], g.overhead[d]);
+      for (int d = 0; d < kMaxDims; ++d)
+        min_oh[d] = std::min(min_oh[d], g.overhead[d]);
     }
   }
   requests += min_oh;
   // Options by cheapest compatible offering (ties: catalog order), truncated.
+  std::string sig = absl::StrCat(claim.pool, "|");
+  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id})
+    if (const Req* r = reqs.Get(key))
+      absl::StrAppend(&sig, ReqString(*r, in_), "|");
+  auto [pit, fresh] = price_cache_.try_emplace(sig);
+  if (fresh) {
+    PriceEntry& e = pit->second;
+    e.price.assign(n_, std::numeric_limits<double>::infinity());
+    e.offers.assign(n_, 0);
+    c_.pools[claim.pool].types.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j)
+        if ((pool.offering_mask[i] >> j & 1) &&
+            OfferingCompatible(offs[j], reqs, k_, in_)) {
+          e.offers[i] |= uint64_t{1} << j;
+          e.price[i] = std::min(e.price[i], offs[j].price);
+        }
+    });
+  }
+  const std::vector<double>& prices = pit->second.price;
+  const std::vector<uint64_t>& offers = pit->second.offers;
   std::vector<std::pair<double, int>> opts;
-  claim.options.ForEach([&](size_t i) {
-    opts.emplace_back(CheapestPrice(claim.pool, static_cast<int>(i), reqs), static_cast<int>(i));
-  });
+  claim.options.ForEach(
+      [&](size_t i) { opts.emplace_back(prices[i], static_cast<int>(i)); });
   std::stable_sort(opts.begin(), opts.end());
   if (static_cast<int>(opts.size()) > opt_.max_instance_types)
     opts.resize(opt_.max_instance_types);
@@ -1632,8 +1870,10 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     if (!MinValuesOk(ordered, copy, false, &e)) {
       for (int p : claim.pods) failed->push_back(p);
       *fail_reason = absl::StrCat(
-          "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues "
-          "requirements, validating minValues, ", e, " (NodePool ", pool.name, ")");
+          "pod didn\u2019t schedule because NodePool couldn\u2019t meet "
+          "minValues "
+          "requirements, validating minValues, ",
+          e, " (NodePool ", pool.name, ")");
       return;
     }
   }
@@ -1642,45 +1882,52 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   for (auto& [price, i] : opts) {
     names.push_back(c_.types[i].name_id);
     const auto& offs = c_.types[i].offerings;
-    for (size_t j = 0; j < offs.size() && j < 64; ++j)
-      if ((pool.offering_mask[i] >> j & 1) && OfferingCompatible(offs[j], reqs, k_, in_))
-        cts.push_back(offs[j].capacity_type);
+    for (uint64_t m = offers[i]; m; m &= m - 1)
+      cts.push_back(offs[__builtin_ctzll(m)].capacity_type);
   }
   Req it_req = MakeReq(k_.instance_type, "In", names, in_);
-  if (const Req* old = reqs.Get(k_.instance_type)) it_req.min_values = old->min_values;
+  if (const Req* old = reqs.Get(k_.instance_type))
+    it_req.min_values = old->min_values;
   reqs.Remove(k_.instance_type);
   reqs.Add(it_req, in_);
   std::sort(cts.begin(), cts.end());
   cts.erase(std::unique(cts.begin(), cts.end()), cts.end());
   Req ct_req = MakeReq(k_.capacity_type, "In", cts, in_);
-  if (const Req* old = reqs.Get(k_.capacity_type)) ct_req.min_values = old->min_values;
+  if (const Req* old = reqs.Get(k_.capacity_type))
+    ct_req.min_values = old->min_values;
   reqs.Remove(k_.capacity_type);
   reqs.Add(ct_req, in_);
 
   // Launch: a held reserved offering first, else the cheapest compatible
   // available offering of a type the requests fit; ties keep catalog order.
   int best_t = -1, best_o = -1;
-  double best_price = std::numeric_limits<double>::infinity();
-  bool best_reserved = false;
-  for (auto& [price, i] : opts) {
-    ResVec need = requests;
-    (void)need;
+  if (!claim.reserved.empty()) {
+    // A held reservation launches first (cheapest, then catalog order).
+    double best_price = std::numeric_limits<double>::infinity();
+    for (auto [i, j] : claim.reserved) {
+      if (!kept.Test(i) || !Fits(requests, c_.types[i].allocatable)) continue;
+      double p = c_.types[i].offerings[j].price;
+      if (best_t < 0 || p < best_price || (p == best_price && i < best_t)) {
+        best_t = i;
+        best_o = j;
+        best_price = p;
+      }
+    }
+  }
+  // Options are in (cheapest compatible offering, catalog) order: the first
+  // one the requests fit launches, at its cheapest non-reserved offering.
+  for (size_t k = 0; best_t < 0 && k < opts.size(); ++k) {
+    int i = opts[k].second;
     if (!Fits(requests, c_.types[i].allocatable)) continue;
     const auto& offs = c_.types[i].offerings;
-    for (size_t j = 0; j < offs.size() && j < 64; ++j) {
-      if (!(pool.offering_mask[i] >> j & 1)) continue;
-      if (!OfferingCompatible(offs[j], reqs, k_, in_)) continue;
-      bool reserved = false;
-      for (auto [ri, rj] : claim.reserved)
-        if (ri == i && rj == static_cast<int>(j)) reserved = true;
-      if (offs[j].capacity_type == k_.v_reserved && !reserved) continue;
-      bool better = best_t < 0 || (reserved && !best_reserved) ||
-                    (reserved == best_reserved && offs[j].price < best_price);
-      if (better) {
-        best_t = i;
-        best_o = static_cast<int>(j);
+    double best_price = std::numeric_limits<double>::infinity();
+    for (uint64_t m = offers[i]; m; m &= m - 1) {
+      int j = __builtin_ctzll(m);
+      if (offs[j].capacity_type == k_.v_reserved) continue;
+      if (offs[j].price < best_price) {
         best_price = offs[j].price;
-        best_reserved = reserved;
+        best_t = i;
+        best_o = j;
       }
     }
   }
@@ -1703,7 +1950,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   auto& labels = *md->mutable_labels();
   for (const auto& [k, v] : tmpl.metadata().labels()) labels[k] = v;
   labels["karpenter.sh/nodepool"] = pool.name;
-  if (!pool.nodeclass_label_key.empty()) labels[pool.nodeclass_label_key] = pool.nodeclass_name;
+  if (!pool.nodeclass_label_key.empty())
+    labels[pool.nodeclass_label_key] = pool.nodeclass_name;
   for (const Req& r : reqs.items()) {
     const std::string& key = in_.Str(r.key);
     if (wk_.Contains(r.key) || r.key == k_.hostname || r.key == k_.registered ||
@@ -1728,7 +1976,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   for (const auto& [k, v] : tmpl.metadata().annotations()) ann[k] = v;
   ann["karpenter.sh/nodepool-hash"] = pool.hash;
   ann["karpenter.sh/nodepool-hash-version"] = kNodePoolHashVersion;
-  ann["karpenter.sh/nodeclaim-min-values-relaxed"] = claim.min_values_relaxed ? "true" : "false";
+  ann["karpenter.sh/nodeclaim-min-values-relaxed"] =
+      claim.min_values_relaxed ? "true" : "false";
   auto* owner = md->add_owner_references();
   owner->set_api_version("karpenter.sh/v1");
   owner->set_kind("NodePool");
@@ -1739,32 +1988,55 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   *spec->mutable_taints() = tmpl.spec().taints();
   *spec->mutable_startup_taints() = tmpl.spec().startup_taints();
   *spec->mutable_node_class_ref() = tmpl.spec().node_class_ref();
-  spec->set_expire_after(tmpl.spec().expire_after().empty() ? "720h" : tmpl.spec().expire_after());
+  spec->set_expire_after(
+      tmpl.spec().expire_after().empty() ? "720h" : tmpl.spec().expire_after());
   spec->set_termination_grace_period(tmpl.spec().termination_grace_period());
   std::vector<std::pair<std::string, const Req*>> sorted_reqs;
   for (const Req& r : reqs.items()) {
-    if (r.key == k_.hostname || r.key == k_.registered || r.key == k_.initialized) continue;
+    if (r.key == k_.hostname || r.key == k_.registered ||
+        r.key == k_.initialized)
+      continue;
     sorted_reqs.emplace_back(in_.Str(r.key), &r);
   }
   std::sort(sorted_reqs.begin(), sorted_reqs.end());
+  if (name_order_.empty()) {
+    // Instance-type names in byte order, once: option lists are long.
+    name_order_.resize(n_);
+    for (size_t i = 0; i < n_; ++i) name_order_[i] = static_cast<int>(i);
+    std::sort(name_order_.begin(), name_order_.end(), [&](int a, int b) {
+      return c_.types[a].name < c_.types[b].name;
+    });
+  }
   for (const auto& [key, r] : sorted_reqs) {
+    const bool sorted = r->key == k_.instance_type;
     auto emit = [&](const char* op, std::vector<std::string> vals) {
       auto* x = spec->add_requirements();
       x->set_key(key);
       x->set_operator_(op);
-      std::sort(vals.begin(), vals.end());
-      for (auto& v : vals) x->add_values(v);
+      if (!sorted) std::sort(vals.begin(), vals.end());
+      x->mutable_values()->Reserve(static_cast<int>(vals.size()));
+      for (auto& v : vals) x->add_values(std::move(v));
       if (r->min_values > 0) x->set_min_values(r->min_values);
     };
     std::vector<std::string> vals;
-    for (Id v : r->values) vals.push_back(in_.Str(v));
+    if (sorted) {
+      vals.reserve(opts.size());
+      for (int i : name_order_)
+        if (kept.Test(i)) vals.push_back(c_.types[i].name);
+    } else {
+      for (Id v : r->values) vals.push_back(in_.Str(v));
+    }
     if (r->has_gte) emit("Gte", {absl::StrCat(r->gte)});
     if (r->has_lte) emit("Lte", {absl::StrCat(r->lte)});
     Op op = OperatorOf(*r);
-    if (op == Op::kIn) emit("In", vals);
-    else if (op == Op::kNotIn) emit("NotIn", vals);
-    else if (op == Op::kDoesNotExist) emit("DoesNotExist", {});
-    else if (!r->has_gte && !r->has_lte) emit("Exists", {});
+    if (op == Op::kIn)
+      emit("In", vals);
+    else if (op == Op::kNotIn)
+      emit("NotIn", vals);
+    else if (op == Op::kDoesNotExist)
+      emit("DoesNotExist", {});
+    else if (!r->has_gte && !r->has_lte)
+      emit("Exists", {});
   }
   auto& rq = *spec->mutable_resources()->mutable_requests();
   for (int d = 0; d < dims_.size(); ++d)
@@ -1772,6 +2044,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       rq[dims_.Name(d)] = dims_.Format(d, requests[d]);
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
+  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
   for (auto& [price, i] : opts) out->add_instance_types(c_.types[i].name);
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];

@@ -64,9 +64,9 @@ void TopologyGroup::RecordDomain(Id domain) {
 
 Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
                         const Req& node_domains, const Interner& in) const {
-  const bool hostname_single =
-      !node_domains.complement && node_domains.values.size() == 1 &&
-      in.Str(key) == "kubernetes.io/hostname";
+  const bool hostname_single = !node_domains.complement &&
+                               node_domains.values.size() == 1 &&
+                               in.Str(key) == "kubernetes.io/hostname";
   const bool self = Selects(ns, labels);
   Req out = DoesNotExist(key);
   auto better = [&](Id a, int32_t ca, Id b, int32_t cb) {
@@ -190,9 +190,11 @@ std::string TopologyGroup::Describe(const Interner& in, const Req& pod_domains,
   std::vector<std::string> parts;
   for (size_t i = 0; i < c.size() && i < 25; ++i)
     parts.push_back(absl::StrCat(c[i].first, ":", c[i].second));
-  if (c.size() > 25) parts.push_back(absl::StrCat("and ", c.size() - 25, " others"));
-  return absl::StrCat("unsatisfiable topology constraint for ", t, ", key=",
-                      in.Str(key), " (counts = {", absl::StrJoin(parts, ", "),
+  if (c.size() > 25)
+    parts.push_back(absl::StrCat("and ", c.size() - 25, " others"));
+  return absl::StrCat("unsatisfiable topology constraint for ", t,
+                      ", key=", in.Str(key), " (counts = {",
+                      absl::StrJoin(parts, ", "),
                       "}, podDomains = ", ReqString(pod_domains, in),
                       ", nodeDomains = ", ReqString(node_domains, in), ")");
 }

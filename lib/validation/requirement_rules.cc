@@ -187,8 +187,10 @@ void CheckCrdRequirements(
       const std::string mv_path = absl::StrCat(at, ".minValues");
       if (owner == RequirementsOwner::kNodeOverlay) {
         // NodeOverlay requirements have no minValues field: the API server
-        // prunes it. Say so rather than drop it silently.
-        violations->Add(mv_path, "field not declared in schema");
+        // prunes it (strict field validation names it). Say so rather than
+        // drop it silently.
+        violations->Add(mv_path,
+                        absl::StrCat("unknown field \"", mv_path, "\""));
       } else if (r.min_values() < 1) {
         violations->Minimum(mv_path, r.min_values(), 1);
       } else if (r.min_values() > 50) {

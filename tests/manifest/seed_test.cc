@@ -141,10 +141,16 @@ TEST(SeedManifestTest, DirectoryLoadsBothInNameOrder) {
   absl::StatusOr<v1::ManifestSet> got = LoadManifestFiles(
       {std::string(NODEPLAN_SOURCE_DIR) + "/examples/workshop"}, {});
   ASSERT_TRUE(got.ok()) << got.status();
-  ASSERT_EQ(got->node_pools_size(), 1);
+  // The workshop adds its own NodePool and the inflate deployment next to
+  // the two seed objects (files in name order: deployment-inflate,
+  // nodeclass-default, nodepool-default, nodepool-general-purpose).
+  ASSERT_EQ(got->node_pools_size(), 2);
   ASSERT_EQ(got->node_classes_size(), 1);
-  EXPECT_EQ(got->node_pools(0).metadata().name(), "general-purpose");
+  ASSERT_EQ(got->deployments_size(), 1);
+  EXPECT_EQ(got->node_pools(0).metadata().name(), "default");
+  EXPECT_EQ(got->node_pools(1).metadata().name(), "general-purpose");
   EXPECT_EQ(got->node_classes(0).metadata().name(), "default");
+  EXPECT_EQ(got->deployments(0).metadata().name(), "inflate");
   EXPECT_EQ(got->findings_size(), 0);
 }
 

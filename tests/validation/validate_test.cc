@@ -394,6 +394,16 @@ std::vector<Case> Cases() {
         {"spec.weight",
          "Invalid value: 10001: spec.weight in body should be less than or "
          "equal to 10000"}}},
+      {"NodeOverlay requirements have no minValues",
+       [](v1::ManifestSet* s) {
+         s->mutable_node_overlays(0)
+             ->mutable_spec()
+             ->mutable_requirements(0)
+             ->set_min_values(1);
+       },
+       "NodeOverlay discount",
+       {{"spec.requirements[0].minValues",
+         "unknown field \"spec.requirements[0].minValues\""}}},
       {"pod: hostname in required node affinity, matchFields",
        [](v1::ManifestSet* s) {
          auto* term =

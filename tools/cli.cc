@@ -1,0 +1,482 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nodeplan/catalog.h"
+#include "nodeplan/compiled_catalog.h"
+#include "nodeplan/hash.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/manifest.h"
+#include "nodeplan/schedule.h"
+#include "nodeplan/validate.h"
+#include "render.h"
+
+namespace nodeplan::cli {
+namespace {
+
+constexpr int kExitViolations = 1;
+constexpr int kExitBadInput = 2;
+
+// Why a command failed: bad input, reported on stderr.
+struct Failure {
+  std::string message;
+};
+
+absl::StatusOr<v1::ManifestSet> Load(const std::vector<std::string>& files) {
+  v1::LoadOptions options;
+  // A directory of manifests may hold Services, ConfigMaps...: skipped and
+  // reported as findings rather than failing the run.
+  options.set_skip_unknown_kinds(true);
+  return LoadManifestFiles(files, options);
+}
+
+void PrintFindings(const v1::ManifestSet& set, std::ostream& err) {
+  for (const v1::Finding& f : set.findings()) {
+    err << "nodeplan: warning: " << f.object();
+    if (!f.field_path().empty()) err << ": " << f.field_path();
+    err << ": " << f.message() << "\n";
+  }
+}
+
+std::string ViolationLine(const v1::FieldViolation& v) {
+  return absl::StrCat(v.object(), ": ", v.field_path(), ": ", v.message());
+}
+
+// Violations of the Karpenter objects (the API server would have refused
+// them); pod findings are answers of `schedule`, not input errors.
+std::vector<std::string> KarpenterObjectViolations(const v1::ManifestSet& set) {
+  v1::ManifestSet karpenter;
+  *karpenter.mutable_node_pools() = set.node_pools();
+  *karpenter.mutable_node_claims() = set.node_claims();
+  *karpenter.mutable_node_overlays() = set.node_overlays();
+  std::vector<std::string> lines;
+  const v1::ValidateResponse response = Validate(karpenter);
+  for (const v1::FieldViolation& v : response.violations()) {
+    lines.push_back(ViolationLine(v));
+  }
+  return lines;
+}
+
+const v1::NodeClass* FindNodeClass(const v1::ManifestSet& set,
+                                   const v1::NodePool* np) {
+  if (np == nullptr) {
+    return set.node_classes().empty() ? nullptr : &set.node_classes(0);
+  }
+  const std::string& name =
+      np->spec().template_().spec().node_class_ref().name();
+  for (const v1::NodeClass& nc : set.node_classes()) {
+    if (nc.metadata().name() == name) return &nc;
+  }
+  return nullptr;
+}
+
+// --catalog: "aws" (embedded) or a file holding one Catalog document.
+absl::StatusOr<v1::Catalog> ResolveCatalog(const std::string& ref,
+                                           const v1::NodeClass* node_class) {
+  if (ref == "aws") return AwsCatalog(node_class);
+  absl::StatusOr<v1::ManifestSet> set = Load({ref});
+  if (!set.ok()) return set.status();
+  if (set->catalogs_size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ref, ": --catalog needs exactly one Catalog document, found ",
+        set->catalogs_size()));
+  }
+  return set->catalogs(0);
+}
+
+std::string Cores(int64_t milli) {
+  return absl::StrFormat("%.2f", static_cast<double>(milli) / 1000.0);
+}
+
+std::string Gibibytes(int64_t bytes) {
+  return absl::StrFormat("%.1fGi", static_cast<double>(bytes) / (1 << 30));
+}
+
+// ---- validate ---------------------------------------------------------------
+
+struct ValidateArgs {
+  std::vector<std::string> files;
+  std::string output = "text";
+};
+
+int RunValidate(const ValidateArgs& args, std::ostream& out,
+                std::ostream& err) {
+  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  const v1::ValidateResponse response = Validate(*set);
+  if (args.output == "json" || args.output == "yaml") {
+    absl::StatusOr<std::string> text =
+        args.output == "json" ? RenderJson(response) : RenderYaml(response);
+    if (!text.ok()) throw Failure{std::string(text.status().message())};
+    out << *text;
+  } else if (response.violations().empty()) {
+    out << "No violations: " << set->node_pools_size() << " NodePools, "
+        << set->node_claims_size() << " NodeClaims, "
+        << set->node_overlays_size() << " NodeOverlays, " << set->pods_size()
+        << " Pods, " << set->deployments_size() << " Deployments checked.\n";
+  } else {
+    for (const v1::FieldViolation& v : response.violations()) {
+      out << ViolationLine(v) << "\n";
+    }
+    out << response.violations_size() << " violation"
+        << (response.violations_size() == 1 ? "" : "s") << "\n";
+  }
+  return response.violations().empty() ? 0 : kExitViolations;
+}
+
+// ---- hash -------------------------------------------------------------------
+
+int RunHash(const std::vector<std::string>& files, std::ostream& out,
+            std::ostream& err) {
+  absl::StatusOr<v1::ManifestSet> set = Load(files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  if (set->node_pools().empty()) throw Failure{"no NodePool in the input"};
+  std::vector<std::vector<std::string>> rows = {{"NODEPOOL", "HASH", "STORED"}};
+  for (const v1::NodePool& np : set->node_pools()) {
+    absl::StatusOr<std::string> hash = NodePoolHash(np);
+    if (!hash.ok()) throw Failure{std::string(hash.status().message())};
+    auto stored =
+        np.metadata().annotations().find("karpenter.sh/nodepool-hash");
+    std::string note = "-";
+    if (stored != np.metadata().annotations().end()) {
+      note = stored->second == *hash
+                 ? "matches"
+                 : absl::StrCat("differs (", stored->second, ")");
+    }
+    rows.push_back({np.metadata().name(), *hash, note});
+  }
+  out << FormatColumns(rows, {}, "");
+  return 0;
+}
+
+// ---- catalog ----------------------------------------------------------------
+
+struct CatalogArgs {
+  std::vector<std::string> files;
+  std::string catalog = "aws";
+  bool rejected = false;
+};
+
+void PrintAdmitted(const CompiledCatalog& catalog,
+                   const std::vector<AdmittedInstanceType>& admitted,
+                   const Interner& names, std::ostream& out) {
+  std::vector<std::vector<std::string>> rows = {
+      {"TYPE", "$/HOUR", "ZONE", "CAPACITY", "CPU", "MEMORY", "PODS"}};
+  for (const AdmittedInstanceType& a : admitted) {
+    const CompiledInstanceType& t = catalog.instance_type(a.type);
+    const CompiledOffering& o = t.offerings[a.offering];
+    rows.push_back({t.name, absl::StrFormat("%.4f", a.price),
+                    std::string(names.ValueText(o.zone.id)),
+                    std::string(names.ValueText(o.capacity_type.id)),
+                    Cores(t.allocatable.cpu_milli()),
+                    Gibibytes(t.allocatable.memory()),
+                    absl::StrCat(t.allocatable.pods())});
+  }
+  out << FormatColumns(rows, {false, true, false, false, true, true, true},
+                       "  ");
+}
+
+int RunCatalog(const CatalogArgs& args, std::ostream& out, std::ostream& err) {
+  v1::ManifestSet set;
+  if (!args.files.empty()) {
+    absl::StatusOr<v1::ManifestSet> loaded = Load(args.files);
+    if (!loaded.ok()) throw Failure{std::string(loaded.status().message())};
+    set = *std::move(loaded);
+    PrintFindings(set, err);
+    if (std::vector<std::string> v = KarpenterObjectViolations(set);
+        !v.empty()) {
+      throw Failure{absl::StrJoin(v, "\n")};
+    }
+  }
+  // Each NodePool is matched against the catalog its own NodeClass gives.
+  struct Compiled {
+    Interner interner;
+    std::shared_ptr<const CompiledCatalog> catalog;
+  };
+  const std::vector<v1::NodeOverlay> overlays(set.node_overlays().begin(),
+                                              set.node_overlays().end());
+  auto compile = [&](const v1::NodePool* np) {
+    auto result = std::make_unique<Compiled>();
+    absl::StatusOr<v1::Catalog> catalog =
+        ResolveCatalog(args.catalog, FindNodeClass(set, np));
+    if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
+    CatalogCompileOptions options;
+    options.overlays = overlays;
+    absl::StatusOr<std::shared_ptr<const CompiledCatalog>> compiled =
+        CompileCatalog(*catalog, options, result->interner);
+    if (!compiled.ok()) throw Failure{std::string(compiled.status().message())};
+    result->catalog = *std::move(compiled);
+    return result;
+  };
+
+  std::string rendered;
+  if (set.node_pools().empty()) {
+    std::unique_ptr<Compiled> c = compile(nullptr);
+    const CompiledCatalog& cc = *c->catalog;
+    // No NodePool: every type with an available offering, by price.
+    std::vector<AdmittedInstanceType> all;
+    for (int t = 0; t < cc.size(); ++t) {
+      int best = -1;
+      const auto& offerings = cc.instance_type(t).offerings;
+      for (int o = 0; o < static_cast<int>(offerings.size()); ++o) {
+        if (offerings[o].available &&
+            (best < 0 || offerings[o].price < offerings[best].price)) {
+          best = o;
+        }
+      }
+      if (best >= 0) all.push_back({t, best, offerings[best].price});
+    }
+    std::stable_sort(
+        all.begin(), all.end(),
+        [](const AdmittedInstanceType& a, const AdmittedInstanceType& b) {
+          return a.price < b.price;
+        });
+    std::ostringstream s;
+    s << all.size() << " instance types with an available offering (of "
+      << cc.size() << ")\nSource: " << cc.source() << "\n";
+    PrintAdmitted(cc, all, c->interner, s);
+    rendered = s.str();
+  }
+  for (const v1::NodePool& np : set.node_pools()) {
+    std::unique_ptr<Compiled> c = compile(&np);
+    const CompiledCatalog& cc = *c->catalog;
+    Interner call(&c->interner);
+    absl::StatusOr<NodePoolInstanceTypes> types =
+        InstanceTypesForNodePool(cc, np, call);
+    if (!types.ok()) throw Failure{std::string(types.status().message())};
+    std::ostringstream s;
+    s << "NodePool " << np.metadata().name() << ": " << types->admitted.size()
+      << " of " << cc.size() << " instance types admitted\n";
+    PrintAdmitted(cc, types->admitted, call, s);
+    if (args.rejected) {
+      s << "Rejected: " << types->rejected.size() << "\n";
+      std::vector<std::vector<std::string>> rows = {{"TYPE", "REASON"}};
+      for (const RejectedInstanceType& r : types->rejected) {
+        rows.push_back({cc.instance_type(r.type).name,
+                        RejectionText(cc, *types, r, call)});
+      }
+      s << FormatColumns(rows, {}, "  ");
+    }
+    rendered += s.str();
+  }
+  out << rendered;
+  return 0;
+}
+
+// ---- schedule ---------------------------------------------------------------
+
+struct ScheduleArgs {
+  std::vector<std::string> files;
+  std::string catalog = "aws";
+  std::string output = "table";
+  std::string preference_policy = "Respect";
+  std::string min_values_policy = "Strict";
+  int max_instance_types = 0;
+  bool apply_ready = false;
+};
+
+v1::ScheduleRequest BuildRequest(const v1::ManifestSet& set,
+                                 const ScheduleArgs& args) {
+  v1::ScheduleRequest request;
+  *request.mutable_node_pools() = set.node_pools();
+  *request.mutable_node_classes() = set.node_classes();
+  *request.mutable_node_overlays() = set.node_overlays();
+  *request.mutable_nodes() = set.nodes();
+  *request.mutable_node_claims() = set.node_claims();
+  *request.mutable_pods() = set.pods();
+  *request.mutable_daemon_sets() = set.daemon_sets();
+  *request.mutable_persistent_volume_claims() = set.persistent_volume_claims();
+  *request.mutable_persistent_volumes() = set.persistent_volumes();
+  *request.mutable_storage_classes() = set.storage_classes();
+  *request.mutable_deployments() = set.deployments();
+  v1::ScheduleOptions* options = request.mutable_options();
+  options->set_preference_policy(args.preference_policy);
+  options->set_min_values_policy(args.min_values_policy);
+  options->set_max_instance_types(args.max_instance_types);
+  return request;
+}
+
+int RunSchedule(const ScheduleArgs& args, std::ostream& out,
+                std::ostream& err) {
+  if (args.apply_ready && args.output != "yaml") {
+    throw Failure{"--apply-ready needs -o yaml"};
+  }
+  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
+      !v.empty()) {
+    throw Failure{absl::StrJoin(v, "\n")};
+  }
+  v1::ScheduleRequest request = BuildRequest(*set, args);
+  // The catalog is resolved here (the embedded one for the first NodePool's
+  // NodeClass, or a file), so the request is self-contained.
+  const v1::NodePool* first =
+      set->node_pools().empty() ? nullptr : &set->node_pools(0);
+  absl::StatusOr<v1::Catalog> catalog = ResolveCatalog(
+      args.catalog,
+      args.catalog == "aws" ? FindNodeClass(*set, first) : nullptr);
+  if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
+  *request.mutable_catalog() = *std::move(catalog);
+  absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
+  if (!response.ok()) throw Failure{std::string(response.status().message())};
+  absl::StatusOr<std::string> text;
+  if (args.output == "json") {
+    text = RenderJson(*response);
+  } else if (args.output == "yaml") {
+    text =
+        args.apply_ready ? RenderApplyReady(*response) : RenderYaml(*response);
+  } else {
+    text = RenderScheduleTable(
+        *response, {set->node_pools().begin(), set->node_pools().end()});
+  }
+  if (!text.ok()) throw Failure{std::string(text.status().message())};
+  out << *text;
+  return 0;
+}
+
+void AddFiles(CLI::App* sub, std::vector<std::string>* files, bool required) {
+  CLI::Option* o = sub->add_option(
+      "-f,--filename", *files,
+      "Manifest files or directories (*.yaml, *.yml, *.json); - is stdin");
+  if (required) o->required();
+}
+
+}  // namespace
+
+int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
+                std::ostream& err) {
+  CLI::App app{
+      "nodeplan: Karpenter's provisioning decisions, validation and NodePool "
+      "hash, offline.",
+      "nodeplan"};
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  nodeplan schedule -f examples/workshop/\n"
+      "  nodeplan validate -f nodepool.yaml\n"
+      "Run 'nodeplan SUBCOMMAND --help' for each subcommand's options.\n");
+
+  ScheduleArgs schedule;
+  CLI::App* schedule_cmd = app.add_subcommand(
+      "schedule",
+      "Plan pending pods: placements on existing nodes, new NodeClaims "
+      "(type, zone, capacity type, price) and unschedulable pods with reasons");
+  AddFiles(schedule_cmd, &schedule.files, true);
+  schedule_cmd
+      ->add_option("--catalog", schedule.catalog,
+                   "Instance-type catalog: aws (embedded, us-east-1) or a "
+                   "Catalog file")
+      ->capture_default_str();
+  schedule_cmd->add_option("-o,--output", schedule.output, "Output format")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  schedule_cmd
+      ->add_option("--preference-policy", schedule.preference_policy,
+                   "Honour preferred affinities and ScheduleAnyway spreads "
+                   "first (Respect) or not (Ignore)")
+      ->check(CLI::IsMember({"Respect", "Ignore"}))
+      ->capture_default_str();
+  schedule_cmd
+      ->add_option("--min-values-policy", schedule.min_values_policy,
+                   "Whether minValues may be relaxed")
+      ->check(CLI::IsMember({"Strict", "BestEffort"}))
+      ->capture_default_str();
+  schedule_cmd
+      ->add_option("--max-instance-types", schedule.max_instance_types,
+                   "Instance-type options kept per NodeClaim (0: 600)")
+      ->check(CLI::NonNegativeNumber);
+  schedule_cmd->add_flag("--apply-ready", schedule.apply_ready,
+                         "With -o yaml: print only the NodeClaim manifests, "
+                         "for kubectl apply -f -");
+  schedule_cmd->footer(
+      "Example:\n"
+      "  nodeplan schedule -f examples/workshop/\n"
+      "  kubectl get nodepools,nodeclasses,nodes,pods -A -o yaml | "
+      "nodeplan schedule -f - -o json\n");
+
+  CatalogArgs catalog;
+  CLI::App* catalog_cmd = app.add_subcommand(
+      "catalog",
+      "Instance types a NodePool admits, cheapest first, with allocatable "
+      "CPU, memory and pods");
+  AddFiles(catalog_cmd, &catalog.files, false);
+  catalog_cmd
+      ->add_option("--catalog", catalog.catalog,
+                   "aws (embedded) or a Catalog file")
+      ->capture_default_str();
+  catalog_cmd->add_flag("--rejected", catalog.rejected,
+                        "Also list the excluded types and why");
+  catalog_cmd->footer(
+      "Example:\n"
+      "  nodeplan catalog -f examples/workshop/nodepool-general-purpose.yaml "
+      "--rejected\n");
+
+  ValidateArgs validate;
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate",
+      "Check NodePools, NodeClaims and NodeOverlays as the API server checks "
+      "Karpenter's CRDs, and pending pods as Karpenter does; exit 1 on any "
+      "violation");
+  AddFiles(validate_cmd, &validate.files, true);
+  validate_cmd->add_option("-o,--output", validate.output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
+      ->capture_default_str();
+  validate_cmd->footer("Example:\n  nodeplan validate -f examples/workshop/\n");
+
+  std::vector<std::string> hash_files;
+  CLI::App* hash_cmd = app.add_subcommand(
+      "hash",
+      "Print each NodePool's karpenter.sh/nodepool-hash (v3) and whether the "
+      "stored annotation matches");
+  AddFiles(hash_cmd, &hash_files, true);
+  hash_cmd->footer(
+      "Example:\n"
+      "  nodeplan hash -f examples/workshop/nodepool-general-purpose.yaml\n");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // A subcommand's --help arrives here as CallForHelp from that subcommand.
+    if (e.get_exit_code() == 0) {
+      for (CLI::App* sub : app.get_subcommands()) out << sub->help();
+      return 0;
+    }
+    err << "nodeplan: " << e.what() << "\nRun 'nodeplan --help' for usage.\n";
+    return kExitBadInput;
+  }
+
+  try {
+    if (schedule_cmd->parsed()) return RunSchedule(schedule, out, err);
+    if (catalog_cmd->parsed()) return RunCatalog(catalog, out, err);
+    if (validate_cmd->parsed()) return RunValidate(validate, out, err);
+    if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
+  } catch (const Failure& f) {
+    err << "nodeplan: " << f.message << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "nodeplan: internal error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace nodeplan::cli
