@@ -27,10 +27,16 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import google.protobu
   "$py" -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "protobuf==4.21.12" "pytest>=7,<9"
 fi
+# The official Kubernetes client, for the binding's conversion helper tests,
+# and wheel, so the binding's `pip install` test builds without downloads.
+if ! "$venv/bin/python" -c 'import kubernetes, wheel' 2>/dev/null; then
+  "$venv/bin/pip" install -q --disable-pip-version-check "kubernetes>=29,<33" wheel
+fi
 
 # Go: protoc-gen-go at the version bindings/go/go.mod pins.
 if command -v go >/dev/null && [ -f bindings/go/go.mod ]; then
-  ver=$(awk '$1=="google.golang.org/protobuf"{print $2}' bindings/go/go.mod | head -n1)
+  ver=$(awk '$1=="google.golang.org/protobuf"{print $2}
+             $1=="require" && $2=="google.golang.org/protobuf"{print $3}' bindings/go/go.mod | head -n1)
   gobin=$(go env GOPATH)/bin
   if [ -n "$ver" ] && ! "$gobin/protoc-gen-go" --version 2>/dev/null | grep -q "${ver#v}"; then
     echo "setup: installing protoc-gen-go $ver"

@@ -1,0 +1,223 @@
+package nodeplan
+
+/*
+#cgo pkg-config: nodeplan
+#include <stdlib.h>
+#include "nodeplan/c_api.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/nodeplan/nodeplan/bindings/go/nodeplanv1"
+)
+
+// ABIVersion is the C ABI this package was written for
+// (NODEPLAN_CAPI_ABI_VERSION). Calls fail with CodeFailedPrecondition when
+// the loaded library implements another.
+const ABIVersion = 1
+
+var abiErr = checkABI()
+
+func checkABI() error {
+	if got := int(C.nodeplan_abi_version()); got != ABIVersion {
+		return &Error{Code: CodeFailedPrecondition, Message: fmt.Sprintf(
+			"libnodeplan implements ABI version %d, this package needs %d",
+			got, ABIVersion)}
+	}
+	return nil
+}
+
+// CheckABI reports whether the loaded C library implements ABIVersion.
+func CheckABI() error { return abiErr }
+
+// Version is the C library's release, e.g. "0.1.0".
+func Version() string { return C.GoString(C.nodeplan_version()) }
+
+// LibraryABIVersion is the ABI version the loaded C library implements.
+func LibraryABIVersion() int { return int(C.nodeplan_abi_version()) }
+
+type operation int
+
+const (
+	opSchedule operation = iota
+	opLoadManifests
+	opValidate
+	opSnapshotSchedule
+)
+
+// invoke calls one C operation on the marshalled request and unmarshals its
+// response into out.
+func invoke(op operation, snap *C.struct_nodeplan_snapshot, in []byte, out proto.Message) error {
+	if abiErr != nil {
+		return abiErr
+	}
+	// The request is passed in place: it holds no Go pointers and the library
+	// keeps no pointer to it after the call.
+	var req unsafe.Pointer
+	if len(in) > 0 {
+		req = unsafe.Pointer(&in[0])
+	}
+	var resp unsafe.Pointer
+	var respLen C.size_t
+	var cerr *C.char
+	var code C.int
+	switch op {
+	case opSchedule:
+		code = C.nodeplan_schedule(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opLoadManifests:
+		code = C.nodeplan_load_manifests(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opValidate:
+		code = C.nodeplan_validate(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opSnapshotSchedule:
+		code = C.nodeplan_snapshot_schedule(snap, req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	}
+	runtime.KeepAlive(in)
+	if code != 0 {
+		return takeError(code, cerr)
+	}
+	defer C.nodeplan_free(resp)
+	// Unmarshal copies what it keeps, so it may read the C buffer directly.
+	if err := proto.Unmarshal(unsafe.Slice((*byte)(resp), int(respLen)), out); err != nil {
+		return &Error{Code: CodeInternal, Message: "nodeplan: undecodable response: " + err.Error()}
+	}
+	return nil
+}
+
+func takeError(code C.int, cerr *C.char) error {
+	msg := "(no message)"
+	if cerr != nil {
+		msg = C.GoString(cerr)
+		C.nodeplan_free(unsafe.Pointer(cerr))
+	}
+	return &Error{Code: Code(code), Message: msg}
+}
+
+func marshal(m proto.Message) ([]byte, error) {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "nodeplan: cannot marshal request: " + err.Error()}
+	}
+	return b, nil
+}
+
+// Schedule decides where the request's pending pods go: existing capacity,
+// new NodeClaims, or unschedulable with a reason.
+func Schedule(req *nodeplanv1.ScheduleRequest) (*nodeplanv1.ScheduleResponse, error) {
+	in, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	return ScheduleBytes(in)
+}
+
+// ScheduleBytes is Schedule on a serialized ScheduleRequest.
+func ScheduleBytes(req []byte) (*nodeplanv1.ScheduleResponse, error) {
+	out := &nodeplanv1.ScheduleResponse{}
+	if err := invoke(opSchedule, nil, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LoadManifests parses Kubernetes manifests (multi-document YAML or JSON as
+// kubectl prints it, `kind: List` included) into a ManifestSet. options may
+// be nil.
+func LoadManifests(text string, options *nodeplanv1.LoadOptions) (*nodeplanv1.ManifestSet, error) {
+	in, err := marshal(&nodeplanv1.LoadManifestsRequest{Text: text, Options: options})
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.ManifestSet{}
+	if err := invoke(opLoadManifests, nil, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Validate checks NodePools, NodeClaims and NodeOverlays as the API server
+// would, and pods as Karpenter does; every violation is listed.
+func Validate(manifests *nodeplanv1.ManifestSet) (*nodeplanv1.ValidateResponse, error) {
+	in, err := marshal(&nodeplanv1.ValidateRequest{Manifests: manifests})
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.ValidateResponse{}
+	if err := invoke(opValidate, nil, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Snapshot is a compiled, immutable catalog, NodeClasses and NodePools:
+// compile once with NewSnapshot, then Schedule as often as needed from any
+// number of goroutines. Close releases it (a finalizer does too).
+type Snapshot struct {
+	mu     sync.RWMutex // Schedule holds it shared, Close exclusively.
+	handle *C.struct_nodeplan_snapshot
+}
+
+// NewSnapshot compiles base, whose nodePools, nodeClasses, catalog,
+// catalogRef, nodeOverlays and unavailableOfferings are used; its other
+// fields must be empty.
+func NewSnapshot(base *nodeplanv1.ScheduleRequest) (*Snapshot, error) {
+	if abiErr != nil {
+		return nil, abiErr
+	}
+	in, err := marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	var req unsafe.Pointer
+	if len(in) > 0 {
+		req = unsafe.Pointer(&in[0])
+	}
+	var handle *C.struct_nodeplan_snapshot
+	var cerr *C.char
+	code := C.nodeplan_snapshot_new(req, C.size_t(len(in)), &handle, &cerr)
+	runtime.KeepAlive(in)
+	if code != 0 {
+		return nil, takeError(code, cerr)
+	}
+	s := &Snapshot{handle: handle}
+	runtime.SetFinalizer(s, (*Snapshot).Close)
+	return s, nil
+}
+
+// Schedule schedules state (nodes, nodeClaims, pods, daemonSets, volumes,
+// options) against the snapshot.
+func (s *Snapshot) Schedule(state *nodeplanv1.ScheduleRequest) (*nodeplanv1.ScheduleResponse, error) {
+	in, err := marshal(state)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.handle == nil {
+		return nil, &Error{Code: CodeFailedPrecondition, Message: "nodeplan: Snapshot is closed"}
+	}
+	out := &nodeplanv1.ScheduleResponse{}
+	if err := invoke(opSnapshotSchedule, s.handle, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Close releases the snapshot once no Schedule call uses it. It is
+// idempotent.
+func (s *Snapshot) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handle != nil {
+		C.nodeplan_snapshot_free(s.handle)
+		s.handle = nil
+		runtime.SetFinalizer(s, nil)
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+"""nodeplan: Karpenter's node-autoscaling decisions, from Python.
+
+A thin layer over the C ABI (libnodeplan.so, through ctypes): each call
+serializes a nodeplan.v1 message, calls the library once and parses the answer.
+
+    import nodeplan
+    from nodeplan.v1 import schedule_pb2
+
+    manifests = nodeplan.load_manifests(open("cluster.yaml").read())
+    request = schedule_pb2.ScheduleRequest(node_pools=manifests.node_pools, ...)
+    plan = nodeplan.schedule(request)        # a ScheduleResponse
+
+Errors raise nodeplan.Error (code, message); a pod that fits nowhere is an
+answer (plan.unschedulable), not an error. The ABI version of the C library is
+checked at import.
+"""
+
+import pkgutil
+
+# The generated nodeplan.v1 modules live in this package once installed, or in
+# the build tree's proto output during development (found on sys.path).
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+from nodeplan._api import (  # noqa: E402
+    ABI_VERSION,
+    Snapshot,
+    library_version,
+    load_manifests,
+    schedule,
+    validate,
+)
+from nodeplan._errors import Error, InvalidArgumentError  # noqa: E402
+
+__all__ = [
+    "ABI_VERSION",
+    "Error",
+    "InvalidArgumentError",
+    "Snapshot",
+    "library_version",
+    "load_manifests",
+    "schedule",
+    "validate",
+]

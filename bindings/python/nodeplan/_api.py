@@ -1,0 +1,144 @@
+"""The calls: serialize, call the C library, copy the answer out, free it."""
+
+import ctypes
+import threading
+
+from nodeplan import _errors
+from nodeplan._native import ABI_VERSION, lib
+from nodeplan.v1 import manifest_pb2, schedule_pb2
+
+__all__ = ["ABI_VERSION", "Snapshot", "library_version", "load_manifests",
+           "schedule", "validate"]
+
+
+def library_version():
+    """The C library's release, e.g. "0.1.0"."""
+    return lib.nodeplan_version().decode()
+
+
+def _to_bytes(request, message_type):
+    if isinstance(request, (bytes, bytearray, memoryview)):
+        return bytes(request)
+    if isinstance(request, message_type):
+        return request.SerializeToString()
+    raise TypeError(
+        f"expected {message_type.DESCRIPTOR.full_name} or bytes, got "
+        f"{type(request).__name__}")
+
+
+def _take_error(code, error_ptr):
+    try:
+        text = ctypes.string_at(error_ptr.value).decode("utf-8", "replace") \
+            if error_ptr.value else "(no message)"
+    finally:
+        lib.nodeplan_free(error_ptr)
+    return _errors.make_error(code, text)
+
+
+def _invoke(fn, leading_args, data, response_type):
+    """Calls one operation; returns a parsed `response_type` or raises."""
+    response = ctypes.c_void_p()
+    response_len = ctypes.c_size_t()
+    error = ctypes.c_void_p()
+    code = fn(*leading_args, data, len(data), ctypes.byref(response),
+              ctypes.byref(response_len), ctypes.byref(error))
+    if code != 0:
+        raise _take_error(code, error)
+    try:
+        payload = ctypes.string_at(response.value, response_len.value)
+    finally:
+        lib.nodeplan_free(response)
+    return response_type.FromString(payload)
+
+
+def schedule(request):
+    """Schedules a ScheduleRequest (a message or its serialized bytes) and
+    returns the ScheduleResponse."""
+    data = _to_bytes(request, schedule_pb2.ScheduleRequest)
+    return _invoke(lib.nodeplan_schedule, (), data,
+                   schedule_pb2.ScheduleResponse)
+
+
+def load_manifests(text, *, source_name="", skip_unknown_kinds=False):
+    """Parses Kubernetes manifests (multi-document YAML or JSON as kubectl
+    prints it, `kind: List` included) into a ManifestSet. `text` may be str
+    or UTF-8 bytes."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8")
+    request = manifest_pb2.LoadManifestsRequest(
+        text=text,
+        options=manifest_pb2.LoadOptions(
+            source_name=source_name, skip_unknown_kinds=skip_unknown_kinds))
+    return _invoke(lib.nodeplan_load_manifests, (),
+                   request.SerializeToString(), manifest_pb2.ManifestSet)
+
+
+def validate(request):
+    """Validates a ManifestSet (or a ValidateRequest, or its bytes) and returns
+    the ValidateResponse listing every violation."""
+    if isinstance(request, manifest_pb2.ManifestSet):
+        request = manifest_pb2.ValidateRequest(manifests=request)
+    data = _to_bytes(request, manifest_pb2.ValidateRequest)
+    return _invoke(lib.nodeplan_validate, (), data,
+                   manifest_pb2.ValidateResponse)
+
+
+class Snapshot:
+    """The compiled catalog, NodeClasses and NodePools of `base` (a
+    ScheduleRequest or its bytes, holding only those fields), compiled once
+    and scheduled against many times, from any number of threads.
+
+        with nodeplan.Snapshot(base) as snap:
+            plan = snap.schedule(state)   # nodes, pods, ... of the moment
+    """
+
+    def __init__(self, base):
+        data = _to_bytes(base, schedule_pb2.ScheduleRequest)
+        handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        code = lib.nodeplan_snapshot_new(data, len(data), ctypes.byref(handle),
+                                         ctypes.byref(error))
+        if code != 0:
+            raise _take_error(code, error)
+        self._handle = handle
+        # close() waits for calls in flight instead of serializing calls.
+        self._cond = threading.Condition()
+        self._in_flight = 0
+
+    def schedule(self, state):
+        """Schedules `state` (nodes, nodeClaims, pods, daemonSets, volumes,
+        options) against the snapshot; returns a ScheduleResponse."""
+        data = _to_bytes(state, schedule_pb2.ScheduleRequest)
+        with self._cond:
+            if self._handle is None:
+                raise ValueError("nodeplan.Snapshot is closed")
+            handle = self._handle
+            self._in_flight += 1
+        try:
+            return _invoke(lib.nodeplan_snapshot_schedule, (handle,), data,
+                           schedule_pb2.ScheduleResponse)
+        finally:
+            with self._cond:
+                self._in_flight -= 1
+                self._cond.notify_all()
+
+    def close(self):
+        """Releases the snapshot once no call uses it. Idempotent."""
+        cond = getattr(self, "_cond", None)
+        if cond is None:
+            return
+        with cond:
+            while self._in_flight:
+                cond.wait()
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            lib.nodeplan_snapshot_free(handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()

@@ -1,0 +1,42 @@
+import os
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(os.environ.get(
+    "NODEPLAN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
+WORKSHOP = REPO / "examples" / "workshop"
+
+
+@pytest.fixture(scope="session")
+def seed_text():
+    return "---\n".join(
+        (WORKSHOP / name).read_text()
+        for name in ("nodepool-general-purpose.yaml", "nodeclass-default.yaml"))
+
+
+DEPLOYMENT_YAML = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        resources:
+          requests: {cpu: "1", memory: 1Gi}
+"""
+
+
+@pytest.fixture(scope="session")
+def deployment_text():
+    return DEPLOYMENT_YAML

@@ -1,0 +1,80 @@
+#ifndef NODEPLAN_CAPI_SHIM_H_
+#define NODEPLAN_CAPI_SHIM_H_
+
+// The mechanics shared by every C entry point: bounded request parsing,
+// serializing a response into memory the caller frees with nodeplan_free(),
+// spreading an absl::Status into the out-parameters, and catching every
+// exception. The C functions in c_api.cc hold no logic beyond calling these.
+
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message_lite.h"
+
+namespace nodeplan::capi {
+
+// The outputs of one operation, any of which may be NULL ("not wanted").
+struct Outputs {
+  void** response;
+  size_t* response_len;
+  char** error;
+};
+
+// Writes NULL/0 into every output that is wanted. Called first by every entry
+// point so that no output keeps what the caller put there.
+void ResetOutputs(const Outputs& out) noexcept;
+
+// Checks the output pointers themselves: response and response_len must be
+// both NULL or both set.
+absl::Status CheckOutputs(const Outputs& out);
+
+// Parses `len` bytes at `data` as `message`: NULL with a non-zero length, a
+// length over NODEPLAN_MAX_REQUEST_BYTES and bytes that do not decode as
+// `message` (including invalid UTF-8 in strings and nesting deeper than
+// protobuf's recursion limit) are INVALID_ARGUMENT.
+absl::Status ParseRequest(const void* data, size_t len,
+                          google::protobuf::MessageLite& message);
+
+// Serializes `message` into a malloc'd buffer (never NULL, even when empty)
+// and stores it in the outputs; returns the code to hand back (0 or
+// RESOURCE_EXHAUSTED when the buffer cannot be allocated or the message
+// exceeds protobuf's 2 GiB limit).
+int Respond(const google::protobuf::MessageLite& message, const Outputs& out);
+
+// Stores the status's message (malloc'd) in out.error and returns its code.
+// An OK status is mapped to INTERNAL: a failure path never returns 0.
+int Fail(const absl::Status& status, const Outputs& out) noexcept;
+// The same from a code and text, without building an absl::Status (which
+// allocates): the path taken when memory has run out.
+int FailWith(int code, absl::string_view text, const Outputs& out) noexcept;
+
+// Copies `text` into a malloc'd NUL-terminated string; NULL when out of
+// memory.
+char* CopyMessage(absl::string_view text) noexcept;
+
+// Maps an exception caught at the boundary to a code and message.
+int FailFromException(std::exception_ptr error, const Outputs& out) noexcept;
+
+// Runs `body` (returning absl::StatusOr<Response>) with every exception
+// caught, and spreads its result into `out`.
+template <typename Body>
+int Call(const Outputs& out, Body&& body) noexcept {
+  ResetOutputs(out);
+  try {
+    if (absl::Status st = CheckOutputs(out); !st.ok()) return Fail(st, out);
+    auto result = body();
+    if (!result.ok()) return Fail(result.status(), out);
+    return Respond(*result, out);
+  } catch (...) {
+    return FailFromException(std::current_exception(), out);
+  }
+}
+
+}  // namespace nodeplan::capi
+
+#endif  // NODEPLAN_CAPI_SHIM_H_

@@ -1,0 +1,70 @@
+#ifndef NODEPLAN_CATALOG_H_
+#define NODEPLAN_CATALOG_H_
+
+// Instance-type catalogs: the embedded AWS catalog (v1::Catalog built from
+// data/aws-instance-types.csv with the AWS provider's formulas). The compile
+// step (overlays, unavailable offerings, interned requirements, allocatable,
+// the compatibility index) is declared in nodeplan/compiled_catalog.h.
+
+#include "absl/status/statusor.h"
+#include "nodeplan/v1/catalog.pb.h"
+#include "nodeplan/v1/karpenter.pb.h"
+
+namespace nodeplan {
+
+// Spot prices in the embedded catalog are a synthetic estimate: this fraction
+// of the on-demand price (the convention of Karpenter's test fixtures and
+// kwok's generated types). Such offerings carry `estimated_price: true`;
+// replace them with a NodeOverlay (price / priceAdjustment) or a catalog file.
+inline constexpr double kAwsSpotPriceFraction = 0.7;
+
+struct AwsCatalogStats {
+  int rows = 0;                      // CSV rows read
+  int skipped_without_capacity = 0;  // no vCPU / memory / arch / max pods
+  int skipped_by_eks_auto_mode = 0;  // outside EKS Auto Mode's allow-list
+  int without_price = 0;             // kept, with unavailable offerings
+  int instance_types = 0;            // in the catalog
+};
+
+// The embedded AWS catalog for `node_class` (nullptr: the open-source AWS
+// provider's defaults). Pure: no network, no clock; same input, same output.
+//
+// Capacity and overhead follow the Karpenter AWS provider
+// (shared/reference/aws-instance-model.md §2-§3):
+//   cpu      = vCPUs; kube-reserved 6% / 1% / 0.5% / 0.25% tiers
+//   memory   = MiB - 64 (arm64) - ceil(7.5%); kube-reserved 11 x pods + 255 Mi;
+//              eviction threshold 100Mi
+//   pods     = ENI-limited (default network card)
+//   ephemeral-storage = the NodeClass spec.ephemeralStorage.size, else 80Gi
+//              for an EKS NodeClass and 20Gi (AL2023 root volume) without
+//              one; kube-reserved 1Gi; eviction threshold 10%
+//   nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi from the GPU columns.
+// An EKS NodeClass (apiVersion eks.amazonaws.com/*, or no apiVersion) applies
+// EKS Auto Mode's rules: max pods capped at 110 (and, assumed because AWS does
+// not publish it, kube-reserved memory from that capped count, as for the
+// Bottlerocket family), only allow-listed families (c m r t z x i d p g inf
+// trn hpc; t2/t3/t3a/t4g) with more than one vCPU and not nano/micro/small.
+//
+// Labels: node.kubernetes.io/instance-type, kubernetes.io/arch,
+// kubernetes.io/os (linux), topology.kubernetes.io/region, and
+// instance-{category,generation,family,size,cpu,memory,hypervisor,
+// capability-flex,network-bandwidth,local-nvme,gpu-name,gpu-manufacturer,
+// gpu-count,gpu-memory} under both karpenter.k8s.aws/ and eks.amazonaws.com/.
+// A label the data does not give for a type is a DoesNotExist requirement, as
+// the provider does; node.kubernetes.io/windows-build is DoesNotExist.
+// Zone and capacity type are per offering.
+//
+// Offerings: one on-demand and one spot offering per zone (zone-major, zones
+// sorted). Zones are those of the NodeClass status.subnets, else
+// us-east-1a/b/c; the region is derived from the first zone. On-demand is the
+// CSV's us-east-1 list price; spot is kAwsSpotPriceFraction x on-demand,
+// flagged estimated_price. A type without a list price keeps unavailable
+// offerings.
+//
+// Errors: an unparsable or non-positive spec.ephemeralStorage.size.
+absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
+                                       AwsCatalogStats* stats = nullptr);
+
+}  // namespace nodeplan
+
+#endif  // NODEPLAN_CATALOG_H_

@@ -1,0 +1,92 @@
+#ifndef NODEPLAN_TAINTS_H_
+#define NODEPLAN_TAINTS_H_
+
+// Taints and tolerations as Karpenter evaluates them (pkg/scheduling/
+// taints.go, core/v1 Toleration.ToleratesTaint with comparison operators).
+//
+// Karpenter enforces EVERY effect, PreferNoSchedule included (its scheduler
+// later relaxes a pod by adding an Exists/PreferNoSchedule toleration).
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/repeated_ptr_field.h"
+#include "nodeplan/v1/k8s.pb.h"
+
+namespace nodeplan {
+
+using TaintList = google::protobuf::RepeatedPtrField<v1::Taint>;
+using TolerationList = google::protobuf::RepeatedPtrField<v1::Toleration>;
+
+namespace taints {
+inline constexpr absl::string_view kNoSchedule = "NoSchedule";
+inline constexpr absl::string_view kPreferNoSchedule = "PreferNoSchedule";
+inline constexpr absl::string_view kNoExecute = "NoExecute";
+inline constexpr absl::string_view kNotReady = "node.kubernetes.io/not-ready";
+inline constexpr absl::string_view kUnreachable =
+    "node.kubernetes.io/unreachable";
+inline constexpr absl::string_view kCloudProviderUninitialized =
+    "node.cloudprovider.kubernetes.io/uninitialized";
+inline constexpr absl::string_view kDisrupted = "karpenter.sh/disrupted";
+inline constexpr absl::string_view kUnregistered = "karpenter.sh/unregistered";
+inline constexpr absl::string_view kReadinessPrefix = "readiness.k8s.io/";
+}  // namespace taints
+
+// Toleration.ToleratesTaint: a non-empty toleration effect must equal the
+// taint's; a non-empty key must equal the taint's; operator "" or Equal
+// compares values (so an empty key with Equal tolerates any key whose value
+// matches); Exists matches any value; Lt / Gt parse both values as decimal
+// int64 and tolerate when taint < toleration / taint > toleration (either
+// unparseable: not tolerated); any other operator does not tolerate.
+bool ToleratesTaint(const v1::Toleration& toleration, const v1::Taint& taint);
+
+// Taints.Tolerates: true when every taint is tolerated by some toleration.
+bool Tolerates(const TaintList& taints, const TolerationList& tolerations);
+// Indices of the taints no toleration tolerates, in order.
+std::vector<int> UntoleratedTaints(const TaintList& taints,
+                                   const TolerationList& tolerations);
+// The same check with Karpenter's error: one "did not tolerate taint" per
+// untolerated taint, which Karpenter attaches as a structured value; here
+// rendered as "did not tolerate taint (taint=<TaintText>)", joined with "; ".
+// InvalidArgument on failure.
+absl::Status TolerationStatus(const TaintList& taints,
+                              const TolerationList& tolerations);
+
+// pretty.Taint: "key=value:Effect", or "key:Effect" when value is empty.
+std::string TaintText(const v1::Taint& taint);
+
+// Taint.MatchTaint: same key and effect (values ignored).
+bool MatchTaint(const v1::Taint& a, const v1::Taint& b);
+
+// IsKnownEphemeralTaint: MatchTaint against not-ready:NoSchedule,
+// not-ready:NoExecute, unreachable:NoSchedule,
+// node.cloudprovider.kubernetes.io/uninitialized:NoSchedule,
+// karpenter.sh/unregistered:NoExecute; or a key starting with
+// "readiness.k8s.io/".
+bool IsKnownEphemeralTaint(const v1::Taint& taint);
+
+// The taints scheduling sees on an existing node (StateNode.Taints).
+struct NodeTaintsInput {
+  // The Node's spec.taints; nullptr when there is no Node object yet.
+  const TaintList* node_taints = nullptr;
+  // The NodeClaim's spec.taints / spec.startupTaints; nullptr when there is
+  // no NodeClaim (unmanaged node).
+  const TaintList* nodeclaim_taints = nullptr;
+  const TaintList* nodeclaim_startup_taints = nullptr;
+  // Karpenter-managed (has a NodeClaim / karpenter.sh/nodepool label).
+  bool managed = false;
+  // NodeClaim registered (condition Registered true).
+  bool registered = false;
+  // Label karpenter.sh/initialized=true on the node.
+  bool initialized = false;
+};
+// Managed and not registered, or no Node: the NodeClaim's taints; otherwise
+// the Node's. Managed and not initialized: drop known-ephemeral taints and
+// taints matching (MatchTaint) a startup taint. Order preserved.
+TaintList EffectiveNodeTaints(const NodeTaintsInput& input);
+
+}  // namespace nodeplan
+
+#endif  // NODEPLAN_TAINTS_H_

@@ -1,0 +1,157 @@
+// libyaml's event parser feeding tapes.
+
+#include <yaml.h>
+
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "manifest/readers.h"
+
+namespace nodeplan::manifest {
+namespace {
+
+constexpr char kStrTag[] = "tag:yaml.org,2002:str";
+
+// Owns a parser and the event in flight, so every exit frees both.
+class Parser {
+ public:
+  explicit Parser(absl::string_view text) {
+    ok_ = yaml_parser_initialize(&parser_) != 0;
+    if (ok_) {
+      yaml_parser_set_input_string(
+          &parser_, reinterpret_cast<const unsigned char*>(text.data()),
+          text.size());
+    }
+  }
+  ~Parser() {
+    if (has_event_) yaml_event_delete(&event_);
+    if (ok_) yaml_parser_delete(&parser_);
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  bool initialized() const { return ok_; }
+
+  // The next event, or nullptr on a syntax error.
+  const yaml_event_t* Next() {
+    if (has_event_) {
+      yaml_event_delete(&event_);
+      has_event_ = false;
+    }
+    if (!yaml_parser_parse(&parser_, &event_)) return nullptr;
+    has_event_ = true;
+    return &event_;
+  }
+
+  std::string ErrorText() const {
+    std::string out = "YAML syntax error: ";
+    if (parser_.context != nullptr) {
+      absl::StrAppend(&out, parser_.context, ": ");
+    }
+    absl::StrAppend(&out,
+                    parser_.problem != nullptr ? parser_.problem : "unknown",
+                    " (line ", parser_.problem_mark.line + 1, ", column ",
+                    parser_.problem_mark.column + 1, ")");
+    return out;
+  }
+
+ private:
+  yaml_parser_t parser_;
+  yaml_event_t event_;
+  bool ok_ = false;
+  bool has_event_ = false;
+};
+
+Node StartNode(const yaml_event_t& e, NodeType type) {
+  Node n;
+  n.type = type;
+  n.line = static_cast<uint32_t>(e.start_mark.line + 1);
+  n.column = static_cast<uint32_t>(e.start_mark.column + 1);
+  return n;
+}
+
+}  // namespace
+
+absl::Status ReadYaml(absl::string_view text, DocumentSink sink) {
+  Parser parser(text);
+  if (!parser.initialized()) {
+    return absl::ResourceExhaustedError("cannot initialise the YAML parser");
+  }
+  Tape tape;
+  std::vector<uint32_t> open;  // indices of unclosed collections
+  int document = 0;
+  auto error_at = [&](const std::string& what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("document ", std::max(document, 1), ": ", what));
+  };
+  while (true) {
+    const yaml_event_t* e = parser.Next();
+    if (e == nullptr) return error_at(parser.ErrorText());
+    switch (e->type) {
+      case YAML_STREAM_START_EVENT:
+      case YAML_NO_EVENT:
+        break;
+      case YAML_STREAM_END_EVENT:
+        return absl::OkStatus();
+      case YAML_DOCUMENT_START_EVENT:
+        ++document;
+        tape.Clear();
+        open.clear();
+        break;
+      case YAML_DOCUMENT_END_EVENT: {
+        absl::Status st = sink(tape, document);
+        if (!st.ok()) return st;
+        break;
+      }
+      case YAML_ALIAS_EVENT:
+        return error_at(absl::StrCat(
+            "YAML aliases are not supported (*",
+            reinterpret_cast<const char*>(e->data.alias.anchor), " at line ",
+            e->start_mark.line + 1, ", column ", e->start_mark.column + 1,
+            "); write the value out in full"));
+      case YAML_SCALAR_EVENT: {
+        Node n = StartNode(*e, NodeType::kScalar);
+        const char* tag = reinterpret_cast<const char*>(e->data.scalar.tag);
+        n.plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                  (tag == nullptr || std::strcmp(tag, kStrTag) != 0);
+        n.data = tape.arena.Copy(absl::string_view(
+            reinterpret_cast<const char*>(e->data.scalar.value),
+            e->data.scalar.length));
+        n.size = static_cast<uint32_t>(e->data.scalar.length);
+        tape.nodes.push_back(n);
+        break;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        if (open.size() >= static_cast<size_t>(kMaxDepth)) {
+          return error_at(absl::StrCat("nesting deeper than ", kMaxDepth,
+                                       " levels (line ", e->start_mark.line + 1,
+                                       ", column ", e->start_mark.column + 1,
+                                       ")"));
+        }
+        open.push_back(static_cast<uint32_t>(tape.nodes.size()));
+        tape.nodes.push_back(StartNode(*e, e->type == YAML_MAPPING_START_EVENT
+                                               ? NodeType::kMapStart
+                                               : NodeType::kSeqStart));
+        break;
+      }
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT: {
+        // libyaml guarantees balance; guard anyway.
+        if (open.empty()) return error_at("unbalanced YAML collection end");
+        uint32_t start = open.back();
+        open.pop_back();
+        tape.nodes[start].end = static_cast<uint32_t>(tape.nodes.size());
+        Node n = StartNode(*e, e->type == YAML_MAPPING_END_EVENT
+                                   ? NodeType::kMapEnd
+                                   : NodeType::kSeqEnd);
+        tape.nodes.push_back(n);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace nodeplan::manifest

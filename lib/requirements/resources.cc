@@ -1,0 +1,353 @@
+// Resource vectors (Karpenter pkg/utils/resources, Kubernetes
+// component-helpers resource.PodRequests).
+
+#include "nodeplan/resources.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "nodeplan/quantity.h"
+
+namespace nodeplan {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kMax : kMin;
+  return r;
+}
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return b < 0 ? kMax : kMin;
+  return r;
+}
+
+constexpr absl::string_view kNames[kFixedResources] = {"cpu", "memory", "pods",
+                                                       "ephemeral-storage"};
+
+std::optional<Resource> FixedResource(absl::string_view name) {
+  for (int i = 0; i < kFixedResources; ++i) {
+    if (name == kNames[i]) return static_cast<Resource>(i);
+  }
+  return std::nullopt;
+}
+
+bool IsHugePages(absl::string_view name) {
+  return absl::StartsWith(name, "hugepages-");
+}
+
+// Combines two vectors resource by resource over the union of keys.
+template <typename F>
+ResourceVector Combine(const ResourceVector& a, const ResourceVector& b,
+                       F&& f) {
+  ResourceVector out;
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (a.Present(r) && b.Present(r)) {
+      out.Set(r, f(a.Get(r), b.Get(r)));
+    } else if (a.Present(r)) {
+      out.Set(r, a.Get(r));
+    } else if (b.Present(r)) {
+      out.Set(r, b.Get(r));
+    }
+  }
+  auto ea = a.extended(), eb = b.extended();
+  size_t i = 0, j = 0;
+  while (i < ea.size() || j < eb.size()) {
+    if (j == eb.size() || (i < ea.size() && ea[i].name < eb[j].name)) {
+      out.SetExtended(ea[i].name, ea[i].milli);
+      ++i;
+    } else if (i == ea.size() || eb[j].name < ea[i].name) {
+      out.SetExtended(eb[j].name, eb[j].milli);
+      ++j;
+    } else {
+      out.SetExtended(ea[i].name, f(ea[i].milli, eb[j].milli));
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::string_view ResourceName(Resource r) {
+  return kNames[static_cast<int>(r)];
+}
+
+std::optional<int64_t> ResourceVector::GetExtended(LabelKeyId name) const {
+  auto it = std::lower_bound(
+      extended_.begin(), extended_.end(), name,
+      [](const Extended& e, LabelKeyId n) { return e.name < n; });
+  if (it != extended_.end() && it->name == name) return it->milli;
+  return std::nullopt;
+}
+
+void ResourceVector::SetExtended(LabelKeyId name, int64_t milli) {
+  auto it = std::lower_bound(
+      extended_.begin(), extended_.end(), name,
+      [](const Extended& e, LabelKeyId n) { return e.name < n; });
+  if (it != extended_.end() && it->name == name) {
+    it->milli = milli;
+  } else {
+    extended_.insert(it, Extended{name, milli});
+  }
+}
+
+void ResourceVector::Add(const ResourceVector& other) {
+  *this = Combine(*this, other, SatAdd);
+}
+
+void ResourceVector::SubtractAll(const ResourceVector& other) {
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (other.Present(r)) Set(r, SatSub(Get(r), other.Get(r)));
+  }
+  for (const Extended& e : other.extended_) {
+    SetExtended(e.name, SatSub(GetExtended(e.name).value_or(0), e.milli));
+  }
+}
+
+absl::StatusOr<ResourceVector> ParseResourceList(
+    const google::protobuf::Map<std::string, std::string>& list,
+    Interner& names, absl::string_view field_path) {
+  ResourceVector out;
+  for (const auto& [name, text] : list) {
+    std::optional<Resource> fixed = FixedResource(name);
+    absl::StatusOr<int64_t> value =
+        (fixed.has_value() && *fixed != Resource::kCpu)
+            ? ParseQuantityValue(text)
+            : ParseQuantityMilli(text);
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field_path, "[", name, "]: ", value.status().message()));
+    }
+    if (fixed.has_value()) {
+      out.Set(*fixed, *value);
+    } else {
+      out.SetExtended(names.InternKey(name), *value);
+    }
+  }
+  return out;
+}
+
+ResourceVector Merge(const ResourceVector& a, const ResourceVector& b) {
+  return Combine(a, b, SatAdd);
+}
+
+ResourceVector Subtract(const ResourceVector& lhs, const ResourceVector& rhs) {
+  ResourceVector out;
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (lhs.Present(r)) out.Set(r, SatSub(lhs.Get(r), rhs.Get(r)));
+  }
+  for (const ResourceVector::Extended& e : lhs.extended()) {
+    out.SetExtended(e.name,
+                    SatSub(e.milli, rhs.GetExtended(e.name).value_or(0)));
+  }
+  return out;
+}
+
+ResourceVector MaxResources(const ResourceVector& a, const ResourceVector& b) {
+  return Combine(a, b, [](int64_t x, int64_t y) { return std::max(x, y); });
+}
+
+ResourceVector MinResources(const ResourceVector& a, const ResourceVector& b) {
+  ResourceVector out;
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (a.Present(r) && b.Present(r)) out.Set(r, std::min(a.Get(r), b.Get(r)));
+  }
+  for (const ResourceVector::Extended& e : a.extended()) {
+    if (std::optional<int64_t> other = b.GetExtended(e.name)) {
+      out.SetExtended(e.name, std::min(e.milli, *other));
+    }
+  }
+  return out;
+}
+
+bool Fits(const ResourceVector& candidate, const ResourceVector& total) {
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (total.Present(r) && total.Get(r) < 0) return false;
+  }
+  for (const ResourceVector::Extended& e : total.extended()) {
+    if (e.milli < 0) return false;
+  }
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    // An absent total reads 0.
+    if (candidate.Present(r) && candidate.Get(r) > total.Get(r)) return false;
+  }
+  auto ce = candidate.extended(), te = total.extended();
+  size_t j = 0;
+  for (const ResourceVector::Extended& e : ce) {
+    while (j < te.size() && te[j].name < e.name) ++j;
+    const int64_t have =
+        (j < te.size() && te[j].name == e.name) ? te[j].milli : 0;
+    if (e.milli > have) return false;
+  }
+  return true;
+}
+
+namespace {
+
+absl::StatusOr<ResourceVector> ContainerRequests(const v1::Container& c,
+                                                 Interner& names,
+                                                 absl::string_view path) {
+  // API-server defaulting: a limit without a request requests the limit.
+  google::protobuf::Map<std::string, std::string> requests =
+      c.resources().requests();
+  for (const auto& [name, limit] : c.resources().limits()) {
+    if (requests.find(name) == requests.end()) requests[name] = limit;
+  }
+  return ParseResourceList(requests, names, path);
+}
+
+}  // namespace
+
+ResourceVector CombineContainerRequests(
+    absl::Span<const ResourceVector> containers,
+    absl::Span<const ResourceVector> init_containers,
+    absl::Span<const bool> init_is_sidecar) {
+  ResourceVector sum;
+  for (const ResourceVector& c : containers) sum.Add(c);
+  ResourceVector sidecars;
+  ResourceVector init_max;
+  for (size_t i = 0; i < init_containers.size(); ++i) {
+    const bool sidecar = i < init_is_sidecar.size() && init_is_sidecar[i];
+    ResourceVector footprint;
+    if (sidecar) {
+      sum.Add(init_containers[i]);
+      sidecars.Add(init_containers[i]);
+      footprint = sidecars;
+    } else {
+      footprint = Merge(init_containers[i], sidecars);
+    }
+    init_max = MaxResources(init_max, footprint);
+  }
+  return MaxResources(sum, init_max);
+}
+
+absl::StatusOr<ResourceVector> PodRequests(
+    const v1::PodSpec& spec, Interner& names,
+    const google::protobuf::Map<std::string, std::string>* pod_level_requests) {
+  std::vector<ResourceVector> containers, inits;
+  absl::InlinedVector<bool, 8> sidecar;
+  for (int i = 0; i < spec.containers_size(); ++i) {
+    absl::StatusOr<ResourceVector> r =
+        ContainerRequests(spec.containers(i), names,
+                          absl::StrCat("spec.containers[", i, "].resources"));
+    if (!r.ok()) return r.status();
+    containers.push_back(*std::move(r));
+  }
+  for (int i = 0; i < spec.init_containers_size(); ++i) {
+    absl::StatusOr<ResourceVector> r = ContainerRequests(
+        spec.init_containers(i), names,
+        absl::StrCat("spec.initContainers[", i, "].resources"));
+    if (!r.ok()) return r.status();
+    inits.push_back(*std::move(r));
+    sidecar.push_back(spec.init_containers(i).restart_policy() == "Always");
+  }
+  ResourceVector out = CombineContainerRequests(containers, inits, sidecar);
+  if (pod_level_requests != nullptr && !pod_level_requests->empty()) {
+    absl::StatusOr<ResourceVector> pod_level = ParseResourceList(
+        *pod_level_requests, names, "spec.resources.requests");
+    if (!pod_level.ok()) return pod_level.status();
+    if (pod_level->Present(Resource::kCpu)) {
+      out.Set(Resource::kCpu, pod_level->cpu_milli());
+    }
+    if (pod_level->Present(Resource::kMemory)) {
+      out.Set(Resource::kMemory, pod_level->memory());
+    }
+    for (const ResourceVector::Extended& e : pod_level->extended()) {
+      if (IsHugePages(names.KeyText(e.name))) out.SetExtended(e.name, e.milli);
+    }
+  }
+  if (!spec.overhead().empty()) {
+    absl::StatusOr<ResourceVector> overhead =
+        ParseResourceList(spec.overhead(), names, "spec.overhead");
+    if (!overhead.ok()) return overhead.status();
+    out.Add(*overhead);
+  }
+  return out;
+}
+
+absl::StatusOr<ResourceVector> RequestsForPod(
+    const v1::PodSpec& spec, Interner& names,
+    const google::protobuf::Map<std::string, std::string>* pod_level_requests) {
+  absl::StatusOr<ResourceVector> r =
+      PodRequests(spec, names, pod_level_requests);
+  if (r.ok()) r->Set(Resource::kPods, 1);
+  return r;
+}
+
+ResourceVector Allocatable(const ResourceVector& capacity,
+                           const ResourceVector& kube_reserved,
+                           const ResourceVector& system_reserved,
+                           const ResourceVector& eviction_threshold,
+                           const Interner& names) {
+  ResourceVector overhead =
+      Merge(Merge(kube_reserved, system_reserved), eviction_threshold);
+  ResourceVector out = Subtract(capacity, overhead);
+  for (const ResourceVector::Extended& e : capacity.extended()) {
+    if (!IsHugePages(names.KeyText(e.name))) continue;
+    // Hugepages quantities are whole bytes; extended values are milli.
+    int64_t memory = SatSub(out.memory(), e.milli / 1000);
+    out.Set(Resource::kMemory, std::max<int64_t>(memory, 0));
+  }
+  return out;
+}
+
+std::string ResourcesString(const ResourceVector& resources,
+                            const Interner& names) {
+  if (resources.empty()) return "{}";
+  std::vector<std::pair<absl::string_view, std::string>> entries;
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (!resources.Present(r)) continue;
+    const int64_t v = resources.Get(r);
+    std::string text;
+    switch (r) {
+      case Resource::kCpu:
+        text = FormatMilli(v);
+        break;
+      case Resource::kMemory:
+      case Resource::kEphemeralStorage:
+        text = FormatBytes(v);
+        break;
+      case Resource::kPods:
+        text = absl::StrCat(v);
+        break;
+    }
+    entries.emplace_back(kNames[i], std::move(text));
+  }
+  for (const ResourceVector::Extended& e : resources.extended()) {
+    absl::string_view name = names.KeyText(e.name);
+    std::string text;
+    if (e.milli % 1000 != 0) {
+      text = FormatMilli(e.milli);
+    } else if (IsHugePages(name)) {
+      text = FormatBytes(e.milli / 1000);
+    } else {
+      text = absl::StrCat(e.milli / 1000);
+    }
+    entries.emplace_back(name, std::move(text));
+  }
+  std::sort(entries.begin(), entries.end());
+  std::string out = "{";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) out += ",";
+    absl::StrAppend(&out, "\"", entries[i].first, "\":\"", entries[i].second,
+                    "\"");
+  }
+  out += "}";
+  return out;
+}
+
+}  // namespace nodeplan

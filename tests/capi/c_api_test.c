@@ -1,0 +1,122 @@
+/* Compiled as C (so the build proves the header is C) and linked against
+ * libnodeplan.so only: every function of the header, every output-poisoning
+ * and bad-input rule of its conventions. */
+#include "nodeplan/c_api.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static char poison_text[] = "poison";
+
+/* One operation of the serialized-request shape. */
+typedef int (*op_fn)(const void*, size_t, void**, size_t*, char**);
+struct op {
+  const char* name;
+  op_fn fn;
+  /* A small valid request and whether the empty request is valid. */
+  const unsigned char* valid;
+  size_t valid_len;
+  int empty_ok;
+};
+
+static void test_versions(void) {
+  const char* v = nodeplan_version();
+  CHECK(v != NULL);
+  CHECK(strlen(v) >= 5);
+  CHECK(nodeplan_abi_version() == NODEPLAN_CAPI_ABI_VERSION);
+  nodeplan_free(NULL); /* A no-op. */
+}
+
+/* Success: every output overwritten, a non-NULL response, no message. */
+static void expect_success(const struct op* op, const void* req, size_t len) {
+  void* resp = poison_text;
+  size_t resp_len = SIZE_MAX;
+  char* error = poison_text;
+  int code = op->fn(req, len, &resp, &resp_len, &error);
+  if (code != NODEPLAN_OK) {
+    fprintf(stderr, "%s: code %d: %s\n", op->name, code,
+            error == poison_text ? "(poison)" : (error ? error : "(null)"));
+  }
+  CHECK(code == NODEPLAN_OK);
+  CHECK(resp != NULL && resp != (void*)poison_text);
+  CHECK(resp_len != SIZE_MAX);
+  CHECK(error == NULL);
+  if (resp != (void*)poison_text) nodeplan_free(resp);
+  if (error != poison_text) nodeplan_free(error);
+  /* Outputs not wanted. */
+  CHECK(op->fn(req, len, NULL, NULL, NULL) == NODEPLAN_OK);
+}
+
+/* Failure: every output overwritten, NULL response, a message. */
+static void expect_failure(const struct op* op, const void* req, size_t len,
+                           int want_code, const char* want_text) {
+  void* resp = poison_text;
+  size_t resp_len = SIZE_MAX;
+  char* error = poison_text;
+  int code = op->fn(req, len, &resp, &resp_len, &error);
+  CHECK(code == want_code);
+  CHECK(resp == NULL);
+  CHECK(resp_len == 0);
+  CHECK(error != NULL && error != poison_text);
+  if (error != NULL && error != poison_text) {
+    if (strstr(error, want_text) == NULL) {
+      fprintf(stderr, "%s: message \"%s\" lacks \"%s\"\n", op->name, error,
+              want_text);
+      ++failures;
+    }
+    nodeplan_free(error);
+  }
+  CHECK(op->fn(req, len, NULL, NULL, NULL) == want_code);
+}
+
+static void test_op(const struct op* op) {
+  static const unsigned char garbage[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                          0xff, 0xff, 0xff, 0xff, 0xff};
+  fprintf(stderr, "testing %s\n", op->name);
+  if (op->valid != NULL) expect_success(op, op->valid, op->valid_len);
+  if (op->empty_ok) expect_success(op, NULL, 0);
+  expect_failure(op, NULL, 7, NODEPLAN_INVALID_ARGUMENT, "NULL");
+  expect_failure(op, garbage, (size_t)NODEPLAN_MAX_REQUEST_BYTES + 1,
+                 NODEPLAN_INVALID_ARGUMENT, "exceeds");
+  expect_failure(op, garbage, SIZE_MAX, NODEPLAN_INVALID_ARGUMENT, "exceeds");
+  expect_failure(op, garbage, sizeof garbage, NODEPLAN_INVALID_ARGUMENT,
+                 "does not decode");
+  {
+    /* A response without its length is a caller error, reported as such. */
+    void* resp = poison_text;
+    char* error = poison_text;
+    CHECK(op->fn(NULL, 0, &resp, NULL, &error) == NODEPLAN_INVALID_ARGUMENT);
+    CHECK(resp == NULL);
+    CHECK(error != NULL && error != poison_text);
+    if (error != poison_text) nodeplan_free(error);
+  }
+}
+
+int main(void) {
+  size_t i;
+  const struct op ops[] = {
+      {NULL, NULL, NULL, 0, 0}, /* Placeholder so the array is never empty. */
+  };
+  test_versions();
+  for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) {
+    if (ops[i].fn != NULL) test_op(&ops[i]);
+  }
+  if (failures != 0) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c_api_test: all checks passed\n");
+  return 0;
+}
