@@ -96,33 +96,42 @@ func NodePool(name string, spec v1.NodePoolSpec) *v1.NodePool {
 
 func q(s string) resource.Quantity { return resource.MustParse(s) }
 
-// Write stores the workload as dir/manifests.yaml and dir/catalog.yaml.
+// ManifestBytes renders the workload's objects as one multi-document YAML
+// stream (NodePools, Nodes, DaemonSets, then pods).
+func (w *Workload) ManifestBytes() ([]byte, error) {
+	mw := &manifests.Writer{}
+	var objs []any
+	for _, np := range w.NodePools {
+		objs = append(objs, np)
+	}
+	for _, n := range w.Nodes {
+		objs = append(objs, n)
+	}
+	for _, d := range w.DaemonSets {
+		objs = append(objs, d)
+	}
+	for _, p := range w.Pods {
+		objs = append(objs, p)
+	}
+	for _, o := range objs {
+		if err := mw.Add(o); err != nil {
+			return nil, err
+		}
+	}
+	return mw.Bytes(), nil
+}
+
+// Write stores the workload as dir/manifests.yaml, dir/catalog.yaml and
+// dir/options.yaml.
 func (w *Workload) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	mw := &manifests.Writer{}
-	for _, np := range w.NodePools {
-		if err := mw.Add(np); err != nil {
-			return err
-		}
+	b, err := w.ManifestBytes()
+	if err != nil {
+		return err
 	}
-	for _, n := range w.Nodes {
-		if err := mw.Add(n); err != nil {
-			return err
-		}
-	}
-	for _, d := range w.DaemonSets {
-		if err := mw.Add(d); err != nil {
-			return err
-		}
-	}
-	for _, p := range w.Pods {
-		if err := mw.Add(p); err != nil {
-			return err
-		}
-	}
-	if err := mw.WriteFile(filepath.Join(dir, "manifests.yaml")); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "manifests.yaml"), b, 0o644); err != nil {
 		return err
 	}
 	if err := writeOptions(filepath.Join(dir, "options.yaml"), w.Options); err != nil {

@@ -49,7 +49,7 @@ type rgen struct {
 	cfg RandomConfig
 }
 
-func (g *rgen) chance(p float64) bool { return g.r.Float64() < p }
+func (g *rgen) chance(p float64) bool   { return g.r.Float64() < p }
 func (g *rgen) pick(xs []string) string { return xs[g.r.Intn(len(xs))] }
 func (g *rgen) subset(xs []string, min int) []string {
 	out := []string{}
