@@ -54,3 +54,17 @@ func TestBenchmarkShapesScheduleFully(t *testing.T) {
 		})
 	}
 }
+
+// The hash probe opens exactly one NodeClaim carrying NodePool.Hash().
+func TestHashProbe(t *testing.T) {
+	for seed := int64(1); seed <= 100; seed++ {
+		w := workload.HashWorkload(seed)
+		resp, err := kadapter.Schedule(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.NewNodeClaims) != 1 || resp.NewNodeClaims[0].Annotations["karpenter.sh/nodepool-hash"] != w.NodePools[0].Hash() {
+			t.Fatalf("seed %d: %+v %+v", seed, resp.NewNodeClaims, resp.Unschedulable)
+		}
+	}
+}
