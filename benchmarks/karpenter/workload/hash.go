@@ -23,7 +23,9 @@ import (
 func HashWorkload(seed int64) *Workload {
 	r := rand.New(rand.NewSource(seed)) //nolint:gosec
 	chance := func(p float64) bool { return r.Float64() < p }
-	word := func() string { return []string{"a", "b", "blue", "green", "x-1", "team.example", "0", "true", ""}[r.Intn(9)] }
+	word := func() string {
+		return []string{"a", "b", "blue", "green", "x-1", "team.example", "0", "true", ""}[r.Intn(9)]
+	}
 	key := func() string {
 		return []string{"team", "example.com/team", "app.kubernetes.io/part-of", "tier", "k", "a.b.c/d-e_f"}[r.Intn(6)]
 	}
