@@ -1,0 +1,89 @@
+#ifndef NODEPLAN_VERIFY_H_
+#define NODEPLAN_VERIFY_H_
+
+// An independent checker of scheduling plans. It shares no code with the
+// scheduler (nor with the library's requirements or quantity code): its
+// checks are plain, string-based and slow on purpose, so that a bug in the
+// scheduler is not mirrored here. It checks only hard rules; preferences
+// (preferred affinities, ScheduleAnyway spreads, PreferNoSchedule taints)
+// never make a plan wrong.
+//
+// Rules (Violation::rule):
+//   coverage       every pending pod appears exactly once across
+//                  newNodeClaims[].pods, existingNodes[].pods and
+//                  unschedulable[]; nothing else appears. Pending = a pod
+//                  without spec.nodeName, not owned by a DaemonSet or Node,
+//                  not in phase Succeeded/Failed, plus the replicas of
+//                  request.deployments (named as nodeplan/workload.h says).
+//   reason         an unschedulable pod carries a non-empty reason.
+//   node           a placement names a NodePool, instance type, Node or
+//                  NodeClaim that the request does not hold.
+//   instance-type  a NodeClaim's instance-type option contradicts its
+//                  NodePool's or its own requirements (node_claim.spec.
+//                  requirements, which must carry the narrowing the pods
+//                  need), or has no available offering they allow.
+//   launch         the launch instance type is not an option, or its
+//                  offering (zone, capacity type, reservation) is missing,
+//                  unavailable, not allowed, or priced differently (price
+//                  is not checked when the request has NodeOverlays).
+//   resources      a new NodeClaim's pods + `pods: 1` each + the requests
+//                  of DaemonSets that could run there exceed the allocatable
+//                  (capacity - overhead) of its launch type or of any option;
+//                  an existing node's bound pods + new pods exceed its
+//                  status.allocatable (in-flight NodeClaims without
+//                  status.allocatable are not checked).
+//   node-selector  a pod's nodeSelector or every one of its required
+//                  node-affinity terms is not certainly met by the node's
+//                  labels (for a new NodeClaim: by every option's labels).
+//   taints         a NoSchedule/NoExecute taint the pod does not tolerate
+//                  (NodePool taints for new NodeClaims; startupTaints and,
+//                  on managed nodes not yet initialized, Karpenter's known
+//                  ephemeral taints are ignored).
+//   topology-spread  a DoNotSchedule constraint is broken. The plan has no
+//                  order, so the check is the order-free consequence of
+//                  Karpenter's rule: for a domain d holding owners of the
+//                  constraint, existing(d) + selected owners(d) -
+//                  min over eligible domains <= maxSkew (min 0 for
+//                  hostname or when fewer than minDomains domains exist).
+//   pod-affinity   a required affinity term has no matching pod in the
+//                  pod's domain (a self-matching pod may start a domain when
+//                  no bound pod matches elsewhere).
+//   pod-anti-affinity  a required anti-affinity term (of the pod, or of
+//                  any bound or placed pod that selects it) shares a domain;
+//                  a NodeClaim whose zone is undecided occupies every zone
+//                  it may launch in.
+//   host-ports     two pods (or a pod and a DaemonSet that could run there)
+//                  claim the same host port, protocol and address.
+//   limits         a NodePool's existing nodes plus launched instance types
+//                  exceed spec.limits (for `nodes`: launches while existing
+//                  nodes already reach the limit).
+//   input          the request or response cannot be interpreted (e.g. a
+//                  malformed quantity).
+//
+// Namespace selectors in affinity terms are not modelled (the term's listed
+// namespaces, else the pod's own, are used).
+
+#include <string>
+#include <vector>
+
+#include "nodeplan/v1/schedule.pb.h"
+
+namespace nodeplan {
+
+struct Violation {
+  std::string rule;     // one of the rule names above
+  std::string subject;  // "pod default/web-1", "nodeclaim default-x", ...
+  std::string message;  // what is wrong, with the figures
+};
+
+// All violations, in a deterministic order (input order of claims, then
+// pods). Empty means the plan obeys every rule above.
+std::vector<Violation> Verify(const v1::ScheduleRequest& request,
+                              const v1::ScheduleResponse& response);
+
+// "rule: subject: message".
+std::string FormatViolation(const Violation& violation);
+
+}  // namespace nodeplan
+
+#endif  // NODEPLAN_VERIFY_H_

@@ -1,0 +1,101 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_MODEL_H_
+#define NODEPLAN_LIB_SCHEDULING_MODEL_H_
+
+// The compiled, immutable part of a scheduling problem: interned labels, the
+// instance types with their offerings, the NodePools as NodeClaim templates,
+// and an index that answers "which instance types fit these requests" with a
+// handful of bitset ANDs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nodeplan/v1/schedule.pb.h"
+#include "scheduling/bits.h"
+#include "scheduling/intern.h"
+#include "scheduling/req.h"
+#include "scheduling/resources.h"
+
+namespace nodeplan::scheduling {
+
+struct Keys {
+  Id zone, region, instance_type, arch, os, capacity_type, nodepool, hostname,
+      registered, initialized, windows_build, reservation_id, nodeclass;
+  Id v_true, v_reserved, v_spot, v_on_demand;
+};
+
+struct Offering {
+  Id zone = kNoId;
+  Id capacity_type = kNoId;
+  Id reservation = kNoId;
+  double price = 0;
+  bool available = true;
+  int32_t reservation_capacity = 0;
+};
+
+struct InstanceType {
+  std::string name;
+  Id name_id = kNoId;
+  Reqs reqs;
+  ResVec capacity;
+  ResVec allocatable;
+  std::vector<Offering> offerings;
+};
+
+struct Pool {
+  std::string name;
+  v1::NodePool proto;
+  int32_t weight = 0;
+  Reqs reqs;  // template requirements incl. labels (with minValues)
+  std::vector<v1::Taint> taints;
+  // Instance types this NodePool can launch (requirements intersect, an
+  // available compatible offering exists), and per type a mask of the
+  // offerings available to it (NodeClass zones, unavailable offerings).
+  Bits types;
+  std::vector<uint64_t> offering_mask;
+  bool has_limits = false;
+  ResVec limits;
+  uint32_t limit_mask = 0;
+  std::string hash;  // karpenter.sh/nodepool-hash
+  std::string nodeclass_label_key, nodeclass_name;
+};
+
+// For each resource dimension, types sorted by allocatable and the suffix
+// bitsets of that order: the types with allocatable >= x are one suffix.
+struct FitIndex {
+  std::vector<std::vector<int64_t>> sorted;  // [dim] ascending values
+  std::vector<std::vector<Bits>> suffix;     // [dim][rank]
+  Bits Fitting(const ResVec& need, size_t n) const;
+};
+
+struct Compiled {
+  Interner in;
+  WellKnown wk;
+  ResourceDims dims;
+  Keys keys;
+  std::vector<InstanceType> types;
+  std::vector<Pool> pools;  // weight descending, then name descending
+  // Pools present in the request but not schedulable (static), by name.
+  std::vector<std::string> static_pools;
+  // Pools dropped because no instance type survived their requirements.
+  std::vector<std::string> empty_pools;
+  FitIndex fit;
+};
+
+// Builds the compiled snapshot from nodePools, nodeClasses, catalog,
+// nodeOverlays and unavailableOfferings of `base`.
+absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base);
+
+// A NodeSelectorRequirement (with minValues) as a requirement, its key
+// normalized (beta labels -> GA labels).
+Req NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r);
+
+// Offering `o` compatible with requirements `r` (zone, capacity type and
+// reservation id; Karpenter's IsCompatible with the well-known allowance).
+bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
+                        const Interner& in);
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_MODEL_H_

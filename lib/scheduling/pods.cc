@@ -1,0 +1,275 @@
+#include "scheduling/pods.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace nodeplan::scheduling {
+namespace {
+
+bool ToleratesTaint(const Toleration& t, const v1::Taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect()) return false;
+  if (!t.key.empty() && t.key != taint.key()) return false;
+  if (t.op.empty() || t.op == "Equal") return t.value == taint.value();
+  if (t.op == "Exists") return true;
+  if (t.op == "Lt" || t.op == "Gt") {
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    long long tv = strtoll(taint.value().c_str(), &e1, 10);
+    long long ov = strtoll(t.value.c_str(), &e2, 10);
+    if (taint.value().empty() || t.value.empty() || *e1 || *e2) return false;
+    return t.op == "Lt" ? tv < ov : tv > ov;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Tolerates(const std::vector<v1::Taint>& taints,
+               const std::vector<Toleration>& tols, std::string* err) {
+  for (const v1::Taint& taint : taints) {
+    bool ok = false;
+    for (const Toleration& t : tols)
+      if (ToleratesTaint(t, taint)) {
+        ok = true;
+        break;
+      }
+    if (!ok) {
+      if (err)
+        *err = absl::StrCat("did not tolerate taint ", taint.key(),
+                            taint.value().empty() ? "" : "=", taint.value(),
+                            ":", taint.effect());
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<Toleration> CompileTolerations(
+    const google::protobuf::RepeatedPtrField<v1::Toleration>& t) {
+  std::vector<Toleration> out;
+  for (const auto& x : t)
+    out.push_back({x.key(), x.operator_(), x.value(), x.effect()});
+  return out;
+}
+
+std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec) {
+  std::vector<HostPort> out;
+  for (const auto& c : spec.containers())
+    for (const auto& p : c.ports()) {
+      if (p.host_port() == 0) continue;
+      out.push_back({p.host_ip().empty() ? "0.0.0.0" : p.host_ip(),
+                     p.host_port(), p.protocol().empty() ? "TCP" : p.protocol()});
+    }
+  return out;
+}
+
+bool PortsConflict(const std::vector<HostPort>& a,
+                   const std::vector<HostPort>& b) {
+  auto unspecified = [](const std::string& ip) {
+    return ip == "0.0.0.0" || ip == "::";
+  };
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.port == y.port && x.protocol == y.protocol &&
+          (x.ip == y.ip || unspecified(x.ip) || unspecified(y.ip)))
+        return true;
+  return false;
+}
+
+bool Selector::Matches(const Labels& labels) const {
+  if (nothing) return false;
+  for (const Expr& e : exprs) {
+    auto it = std::lower_bound(
+        labels.begin(), labels.end(), e.key,
+        [](const std::pair<Id, Id>& l, Id k) { return l.first < k; });
+    bool has = it != labels.end() && it->first == e.key;
+    switch (e.op) {
+      case 0:
+        if (!has || std::find(e.values.begin(), e.values.end(), it->second) ==
+                        e.values.end())
+          return false;
+        break;
+      case 1:
+        if (has && std::find(e.values.begin(), e.values.end(), it->second) !=
+                       e.values.end())
+          return false;
+        break;
+      case 2:
+        if (!has) return false;
+        break;
+      default:
+        if (has) return false;
+    }
+  }
+  return true;
+}
+
+Selector CompileSelector(const v1::LabelSelector* sel, Interner& in) {
+  Selector s;
+  if (sel == nullptr) {
+    s.nothing = true;
+    return s;
+  }
+  std::vector<std::pair<std::string, std::string>> ml(
+      sel->match_labels().begin(), sel->match_labels().end());
+  std::sort(ml.begin(), ml.end());
+  for (const auto& [k, v] : ml)
+    s.exprs.push_back({in.Intern(k), 0, {in.Intern(v)}});
+  for (const auto& e : sel->match_expressions()) {
+    Selector::Expr x;
+    x.key = in.Intern(e.key());
+    if (e.operator_() == "In") {
+      x.op = 0;
+    } else if (e.operator_() == "NotIn") {
+      x.op = 1;
+    } else if (e.operator_() == "Exists") {
+      x.op = 2;
+    } else if (e.operator_() == "DoesNotExist") {
+      x.op = 3;
+    } else {
+      s.nothing = true;
+      return s;
+    }
+    if ((x.op <= 1 && e.values().empty()) || (x.op >= 2 && !e.values().empty())) {
+      s.nothing = true;
+      return s;
+    }
+    for (const auto& v : e.values()) x.values.push_back(in.Intern(v));
+    s.exprs.push_back(std::move(x));
+  }
+  return s;
+}
+
+std::string SelectorSignature(const v1::LabelSelector* sel) {
+  if (sel == nullptr) return "nil";
+  std::vector<std::string> parts;
+  std::vector<std::pair<std::string, std::string>> ml(
+      sel->match_labels().begin(), sel->match_labels().end());
+  std::sort(ml.begin(), ml.end());
+  for (const auto& [k, v] : ml) parts.push_back(absl::StrCat("L", k, "=", v));
+  std::vector<std::string> ex;
+  for (const auto& e : sel->match_expressions()) {
+    std::vector<std::string> vals(e.values().begin(), e.values().end());
+    std::sort(vals.begin(), vals.end());
+    ex.push_back(absl::StrCat("E", e.key(), " ", e.operator_(), " ",
+                              absl::StrJoin(vals, ",")));
+  }
+  std::sort(ex.begin(), ex.end());
+  ex.erase(std::unique(ex.begin(), ex.end()), ex.end());
+  return absl::StrCat(absl::StrJoin(parts, ";"), "|", absl::StrJoin(ex, ";"));
+}
+
+Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
+                     Interner& in) {
+  Labels out;
+  out.reserve(m.size());
+  for (const auto& [k, v] : m) out.emplace_back(in.Intern(k), in.Intern(v));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+                                   const std::string& path) {
+  auto container = [&](const v1::Container& c,
+                       const std::string& p) -> absl::StatusOr<ResVec> {
+    auto req = dims.ParseList(c.resources().requests(), p + ".resources.requests");
+    if (!req.ok()) return req.status();
+    ResVec r = *req;
+    // The API server defaults a missing request to its limit.
+    for (const auto& [name, text] : c.resources().limits()) {
+      if (c.resources().requests().contains(name)) continue;
+      int d = dims.Dim(name);
+      if (d < 0) return absl::InvalidArgumentError(p + ": too many resources");
+      auto q = dims.Parse(d, text);
+      if (!q.ok())
+        return absl::InvalidArgumentError(
+            absl::StrCat(p, ".resources.limits[", name, "]: ", q.status().message()));
+      r[d] = *q;
+    }
+    return r;
+  };
+  ResVec sum;
+  for (int i = 0; i < spec.containers_size(); ++i) {
+    auto r = container(spec.containers(i), absl::StrCat(path, ".containers[", i, "]"));
+    if (!r.ok()) return r.status();
+    sum += *r;
+  }
+  ResVec sidecars, init_max;
+  for (int i = 0; i < spec.init_containers_size(); ++i) {
+    const auto& c = spec.init_containers(i);
+    auto r = container(c, absl::StrCat(path, ".initContainers[", i, "]"));
+    if (!r.ok()) return r.status();
+    if (c.restart_policy() == "Always") {
+      sidecars += *r;
+      // A sidecar's start also needs the sidecars before it.
+      for (int d = 0; d < kMaxDims; ++d)
+        init_max[d] = std::max(init_max[d], sidecars[d]);
+    } else {
+      ResVec footprint = *r + sidecars;
+      for (int d = 0; d < kMaxDims; ++d)
+        init_max[d] = std::max(init_max[d], footprint[d]);
+    }
+  }
+  sum += sidecars;
+  for (int d = 0; d < kMaxDims; ++d) sum[d] = std::max(sum[d], init_max[d]);
+  auto oh = dims.ParseList(spec.overhead(), path + ".overhead");
+  if (!oh.ok()) return oh.status();
+  sum += *oh;
+  sum[kPods] += 1;
+  return sum;
+}
+
+std::string ValidatePod(const v1::Pod& pod) {
+  auto restricted = [](const std::string& key) {
+    if (key == "kubernetes.io/hostname") return true;
+    if (key == "karpenter.sh/nodepool" || key == "karpenter.sh/capacity-type")
+      return false;
+    std::string domain = key.substr(0, key.find('/'));
+    if (key.find('/') == std::string::npos) return false;
+    return domain == "karpenter.sh" || absl::EndsWith(domain, ".karpenter.sh");
+  };
+  auto restricted_msg = [](const std::string& key) {
+    return absl::StrCat(
+        "using label ", key,
+        " is not allowed as it might interfere with the internal provisioning "
+        "logic; specify a well known label or a custom label that does not use "
+        "a restricted domain");
+  };
+  const auto& spec = pod.spec();
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : spec.node_selector()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (const auto& k : keys)
+    if (restricted(k)) return restricted_msg(k);
+  const auto& na = spec.affinity().node_affinity();
+  for (const auto& term :
+       na.required_during_scheduling_ignored_during_execution().node_selector_terms()) {
+    if (term.match_fields_size() > 0)
+      return "node selector term with matchFields is not supported";
+    for (const auto& r : term.match_expressions()) {
+      if (restricted(r.key())) return restricted_msg(r.key());
+      const std::string& op = r.operator_();
+      if (op == "In" && r.values().empty())
+        return absl::StrCat("key ", r.key(), " with operator In must have a value defined");
+      if (op == "Gt" || op == "Lt") {
+        bool ok = r.values_size() == 1 && !r.values(0).empty() &&
+                  std::all_of(r.values(0).begin(), r.values(0).end(),
+                              [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (!ok)
+          return absl::StrCat("key ", r.key(), " with operator ", op,
+                              " must have a single positive integer value");
+      } else if (op != "In" && op != "NotIn" && op != "Exists" &&
+                 op != "DoesNotExist") {
+        return absl::StrCat("key ", r.key(), " has an unsupported operator ", op);
+      }
+      if (r.key() == "karpenter.sh/nodepool" && op == "DoesNotExist")
+        return "configured to not run on a Karpenter provisioned node";
+    }
+  }
+  return "";
+}
+
+}  // namespace nodeplan::scheduling

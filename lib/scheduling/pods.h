@@ -1,0 +1,91 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_PODS_H_
+#define NODEPLAN_LIB_SCHEDULING_PODS_H_
+
+// Pods compiled for scheduling. Pods whose scheduling inputs are identical
+// (namespace, labels, requests, selectors, affinities, tolerations, spreads,
+// ports, volumes) share one PodClass: requirement sets, topology groups and
+// relaxation steps are computed once per class, not once per pod.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nodeplan/v1/k8s.pb.h"
+#include "scheduling/intern.h"
+#include "scheduling/req.h"
+#include "scheduling/resources.h"
+
+namespace nodeplan::scheduling {
+
+struct Toleration {
+  std::string key, op, value, effect;
+};
+
+// True when `tols` tolerate every taint (all effects count, including
+// PreferNoSchedule, as in Karpenter). On failure *err names the taint.
+bool Tolerates(const std::vector<v1::Taint>& taints,
+               const std::vector<Toleration>& tols, std::string* err);
+std::vector<Toleration> CompileTolerations(
+    const google::protobuf::RepeatedPtrField<v1::Toleration>& t);
+
+struct HostPort {
+  std::string ip;  // "0.0.0.0" when unspecified
+  int32_t port = 0;
+  std::string protocol;
+};
+bool PortsConflict(const std::vector<HostPort>& a,
+                   const std::vector<HostPort>& b);
+std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec);
+
+// A label selector over interned labels. A nil or invalid selector selects
+// nothing; an empty one selects everything.
+struct Selector {
+  bool nothing = false;
+  struct Expr {
+    Id key;
+    int op;  // 0 In, 1 NotIn, 2 Exists, 3 DoesNotExist
+    std::vector<Id> values;
+  };
+  std::vector<Expr> exprs;
+  bool Matches(const std::vector<std::pair<Id, Id>>& labels) const;
+};
+Selector CompileSelector(const v1::LabelSelector* sel, Interner& in);
+// Stable text of a selector for group identity.
+std::string SelectorSignature(const v1::LabelSelector* sel);
+
+using Labels = std::vector<std::pair<Id, Id>>;  // sorted by key id
+Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
+                     Interner& in);
+
+struct PodClass {
+  std::string ns;
+  Id ns_id = kNoId;
+  Labels labels;
+  const v1::Pod* example = nullptr;  // first pod of the class
+  ResVec requests;
+  Reqs node_selector;
+  std::vector<Reqs> required_terms;
+  std::vector<std::pair<int32_t, Reqs>> preferred_node;  // heaviest first
+  std::vector<Toleration> tolerations;
+  std::vector<v1::TopologySpreadConstraint> spreads;
+  std::vector<v1::PodAffinityTerm> req_affinity, req_anti;
+  std::vector<std::pair<int32_t, v1::PodAffinityTerm>> pref_affinity,
+      pref_anti;  // heaviest first (stable)
+  std::vector<HostPort> ports;
+  // Alternative requirement sets from volume topology (empty: none).
+  std::vector<Reqs> volume_alts;
+  // Set when the pod is rejected before scheduling.
+  std::string invalid;
+};
+
+// Pod requests as Kubernetes computes them (sidecar-aware init containers,
+// overhead) plus pods: 1. Missing container requests default to limits.
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+                                   const std::string& path);
+
+// Karpenter's provisioner Validate: empty when the pod may be scheduled.
+std::string ValidatePod(const v1::Pod& pod);
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_PODS_H_

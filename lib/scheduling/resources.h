@@ -1,0 +1,74 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_RESOURCES_H_
+#define NODEPLAN_LIB_SCHEDULING_RESOURCES_H_
+
+// Fixed-width resource vectors. CPU is held in millicores; every other
+// resource (memory, pods, ephemeral-storage, extended resources) in whole
+// units rounded up, as Kubernetes' Quantity.Value() does.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/map.h"
+
+namespace nodeplan::scheduling {
+
+inline constexpr int kMaxDims = 16;
+inline constexpr int kCpu = 0, kMemory = 1, kPods = 2, kEphemeral = 3;
+
+struct ResVec {
+  std::array<int64_t, kMaxDims> v{};
+  int64_t& operator[](int i) { return v[i]; }
+  int64_t operator[](int i) const { return v[i]; }
+  ResVec& operator+=(const ResVec& o) {
+    for (int i = 0; i < kMaxDims; ++i) v[i] += o.v[i];
+    return *this;
+  }
+  bool operator==(const ResVec& o) const { return v == o.v; }
+};
+inline ResVec operator+(ResVec a, const ResVec& b) { return a += b; }
+// Every entry of `need` at most the matching entry of `have`.
+inline bool Fits(const ResVec& need, const ResVec& have) {
+  for (int i = 0; i < kMaxDims; ++i)
+    if (need.v[i] > have.v[i]) return false;
+  return true;
+}
+
+// Quantity text -> exact integers (private to the scheduler until the
+// manifest branch's quantity.h lands).
+absl::StatusOr<int64_t> ParseMilliQuantity(absl::string_view text);
+absl::StatusOr<int64_t> ParseValueQuantity(absl::string_view text);
+std::string FormatMilliQuantity(int64_t milli);
+std::string FormatByteQuantity(int64_t bytes);
+
+// Resource name <-> dimension.
+class ResourceDims {
+ public:
+  ResourceDims();
+  // The dimension of `name`, adding it; -1 when more than kMaxDims exist.
+  int Dim(absl::string_view name);
+  int Find(absl::string_view name) const;
+  const std::string& Name(int dim) const { return names_[dim]; }
+  int size() const { return static_cast<int>(names_.size()); }
+  absl::StatusOr<int64_t> Parse(int dim, absl::string_view text) const;
+  std::string Format(int dim, int64_t value) const;
+  // Parses a resource list; `path` names the field in errors.
+  absl::StatusOr<ResVec> ParseList(
+      const google::protobuf::Map<std::string, std::string>& list,
+      const std::string& path, uint32_t* present_mask = nullptr);
+  // Karpenter's resources.String: {"cpu":"1","memory":"1Gi"} sorted by name,
+  // non-zero entries (and entries in `mask`) only.
+  std::string String(const ResVec& v, uint32_t mask = 0) const;
+
+ private:
+  std::vector<std::string> names_;
+  absl::flat_hash_map<std::string, int> dims_;
+};
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_RESOURCES_H_

@@ -1,0 +1,1853 @@
+// One scheduling round: Karpenter's Scheduler.Solve over the compiled model.
+//
+// Deterministic rules where Karpenter relies on unstable sorts, hash-map
+// order or randomness (see also topology.h):
+//  - in-flight NodeClaims are tried in (pod count ascending, creation order);
+//  - preferred terms of equal weight keep declaration order;
+//  - pods of equal CPU, memory, creation time and uid keep input order;
+//  - instance-type options of equal price keep catalog order;
+//  - a custom requirement label without a single value resolves to its
+//    smallest allowed value (In) or smallest allowed integer >= 0 (Exists,
+//    NotIn, Gt...), where Karpenter picks at random.
+
+#include "scheduling/solver.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/hash.h"
+#include "nodeplan/library_version.h"
+
+namespace nodeplan::scheduling {
+
+absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
+  Options out;
+  if (o.preference_policy() == "Ignore") {
+    out.ignore_preferences = true;
+  } else if (!o.preference_policy().empty() && o.preference_policy() != "Respect") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.preferencePolicy: \"", o.preference_policy(),
+        "\" is not one of Respect, Ignore"));
+  }
+  if (o.min_values_policy() == "BestEffort") {
+    out.best_effort_min_values = true;
+  } else if (!o.min_values_policy().empty() && o.min_values_policy() != "Strict") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.minValuesPolicy: \"", o.min_values_policy(),
+        "\" is not one of Strict, BestEffort"));
+  }
+  if (o.max_instance_types() < 0)
+    return absl::InvalidArgumentError("options.maxInstanceTypes: must not be negative");
+  if (o.max_instance_types() > 0) out.max_instance_types = o.max_instance_types();
+  out.reserved_capacity = !o.has_reserved_capacity() || o.reserved_capacity();
+  return out;
+}
+
+namespace {
+
+struct DaemonPod {
+  std::string name;
+  ResVec requests;
+  std::vector<Toleration> tols;
+  Reqs node_selector;
+  std::vector<Reqs> terms;
+  std::vector<HostPort> ports;
+};
+
+struct DaemonGroup {
+  Bits types;
+  ResVec overhead;
+  bool has_overhead = false;
+  std::vector<HostPort> ports;
+};
+
+struct PoolState {
+  std::vector<DaemonGroup> groups;
+  ResVec template_overhead;
+  ResVec remaining;
+  Bits limit_ok;
+  bool limit_dirty = true;
+  bool dropped = false;
+};
+
+struct Existing {
+  std::string name;
+  bool is_claim = false;
+  bool initialized = false;
+  Reqs reqs;
+  std::vector<v1::Taint> taints;
+  ResVec remaining;
+  std::vector<HostPort> ports;
+  std::vector<int> pods;
+  Id hostname = kNoId;
+};
+
+struct Claim {
+  int pool = 0;
+  Reqs reqs;
+  Id hostname = kNoId;
+  Bits options;
+  ResVec requests;
+  std::vector<int> pods;
+  std::vector<HostPort> ports;
+  std::vector<std::pair<int, int>> reserved;  // (type, offering)
+  bool min_values_relaxed = false;
+};
+
+struct RelaxState {
+  int req_dropped = 0, aff_dropped = 0, anti_dropped = 0, node_dropped = 0,
+      anyway_dropped = 0;
+  bool pns = false;
+};
+
+struct View {
+  Reqs reqs, strict;
+  std::vector<Toleration> tols;
+  std::vector<int> groups;   // owned groups
+  std::vector<int> inverse;  // owned inverse groups
+};
+
+struct ClassState {
+  PodClass cls;
+  std::vector<RelaxState> levels;
+  std::vector<std::unique_ptr<View>> views;
+};
+
+struct PendingPod {
+  const v1::Pod* pod;
+  std::string key;
+  int cls = -1;
+  int input = 0;
+};
+
+struct BoundPod {
+  const v1::Pod* pod;
+  Id ns;
+  Labels labels;
+  int node = -1;  // index into request nodes
+};
+
+struct Candidate {
+  Reqs reqs;
+  Bits options;
+  std::vector<std::pair<int, int>> reserve;
+  bool min_values_relaxed = false;
+};
+
+enum class Fail { kNone, kOther, kReserved };
+
+std::string Deterministic(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream s(&out);
+  google::protobuf::io::CodedOutputStream c(&s);
+  c.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&c);
+  c.Trim();
+  return out;
+}
+
+bool IsTerminal(const v1::Pod& p) {
+  return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
+}
+
+bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
+  for (const auto& o : p.metadata().owner_references())
+    if (o.kind() == kind) return true;
+  return false;
+}
+
+class Round {
+ public:
+  Round(const Compiled& c, const v1::ScheduleRequest& req, Options opt)
+      : c_(c), req_(req), opt_(opt), in_(c.in), wk_(c.wk), dims_(c.dims),
+        k_(c.keys), n_(c.types.size()) {}
+
+  absl::Status Setup();
+  void Run();
+  absl::StatusOr<v1::ScheduleResponse> Render();
+
+ private:
+  // Setup helpers.
+  absl::Status CompilePods();
+  absl::Status CompileClass(const v1::Pod& pod, PodClass& cls,
+                            const std::string& path);
+  absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls);
+  absl::Status CompileDaemons();
+  absl::Status CompileExisting();
+  void CompilePoolStates();
+  void BuildDomainUniverse();
+  void BuildInverseFromBound();
+
+  // Views and relaxation.
+  bool Relax(const PodClass& cls, RelaxState& s) const;
+  const View* GetView(int cls, int level);
+  int GroupFor(GroupType type, const std::string& key, Id ns_default,
+               const v1::PodAffinityTerm* term,
+               const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
+               bool inverse);
+  void CountDomains(TopologyGroup& g);
+
+  // Placement.
+  Fail Add(int pod, int level, std::string* err);
+  bool AddTopology(const PodClass& cls, const View& v,
+                   const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
+                   const WellKnown* allow, Reqs* out, std::string* err);
+  void Record(const PodClass& cls, const View& v,
+              const std::vector<v1::Taint>& taints, const Reqs& reqs,
+              const WellKnown* allow);
+  bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
+                      Reqs* merged);
+  Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
+                   bool relax_min, Candidate* out, std::string* err);
+  Fail FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
+                   bool relax_min, Candidate* out, std::string* err);
+  const Bits& KeyCompat(const Req& r);
+  Bits OfferCompat(int pool, const Reqs& reqs);
+  void CommitClaim(int ci, int pod, const View& v, Candidate& cand);
+  void Reposition(int ci);
+  const Bits& LimitOk(int pool);
+  bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
+                   std::string* err) const;
+
+  // Rendering.
+  void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
+                std::string* fail_reason);
+  double CheapestPrice(int pool, int type, const Reqs& reqs) const;
+
+  const Compiled& c_;
+  const v1::ScheduleRequest& req_;
+  Options opt_;
+  Interner in_;
+  WellKnown wk_;
+  ResourceDims dims_;
+  const Keys& k_;
+  size_t n_;
+
+  std::vector<PendingPod> pending_;
+  std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
+  std::vector<ClassState> classes_;
+  absl::flat_hash_map<std::string, int> class_index_;
+  std::vector<BoundPod> bound_;
+  int ignored_ = 0;
+
+  std::vector<DaemonPod> daemons_;
+  std::vector<Existing> existing_;
+  std::vector<PoolState> pools_;
+  bool any_pns_taint_ = false;
+
+  std::vector<Claim> claims_;
+  std::vector<int> claim_order_;
+  std::vector<int> claim_rank_;
+
+  std::vector<TopologyGroup> groups_;
+  absl::flat_hash_map<std::string, int> group_index_;
+  std::vector<int> inverse_groups_;
+  // key -> (domain -> pools producing it; empty vector: untainted)
+  absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>> universe_;
+
+  absl::flat_hash_map<std::string, Bits> key_compat_;
+  absl::flat_hash_map<std::string, Bits> offer_compat_;
+  std::string sig_;
+
+  // Reservations: id -> (capacity, holders).
+  struct Reservation {
+    int32_t capacity = std::numeric_limits<int32_t>::max();
+    std::set<Id> holders;
+  };
+  absl::flat_hash_map<Id, Reservation> reservations_;
+
+  std::vector<std::string> errors_;
+  std::vector<int> placed_claim_;     // pod -> claim or -1
+  std::vector<int> placed_existing_;  // pod -> existing or -1
+  int placeholder_ = 0;
+  Id trial_host_ = kNoId;
+  int nodes_dim_ = -1;
+};
+
+// ---------------------------------------------------------------------------
+// Setup
+
+absl::Status Round::Setup() {
+  trial_host_ = in_.Intern("hostname-placeholder-trial");
+  nodes_dim_ = dims_.Find("nodes");
+  for (const auto& p : c_.pools)
+    for (const auto& t : p.taints)
+      if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
+  if (auto s = CompilePods(); !s.ok()) return s;
+  if (auto s = CompileDaemons(); !s.ok()) return s;
+  if (auto s = CompileExisting(); !s.ok()) return s;
+  CompilePoolStates();
+  BuildDomainUniverse();
+  BuildInverseFromBound();
+  // Every class's unrelaxed topology groups exist before the first placement,
+  // as Karpenter builds them all in NewTopology.
+  for (size_t i = 0; i < classes_.size(); ++i)
+    if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompilePods() {
+  // Deployments expand into replicas pending pods named <name>-<i>.
+  for (const auto& d : req_.deployments()) {
+    int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    for (int i = 0; i < replicas; ++i) {
+      v1::Pod p;
+      *p.mutable_metadata() = d.spec().template_().metadata();
+      p.mutable_metadata()->set_name(absl::StrCat(d.metadata().name(), "-", i));
+      p.mutable_metadata()->set_namespace_(d.metadata().namespace_().empty()
+                                               ? "default"
+                                               : d.metadata().namespace_());
+      p.mutable_metadata()->set_uid(
+          absl::StrCat(d.metadata().uid(), d.metadata().name(), "-", i));
+      *p.mutable_spec() = d.spec().template_().spec();
+      expanded_.push_back(std::move(p));
+    }
+  }
+  std::vector<const v1::Pod*> all;
+  for (const auto& p : req_.pods()) all.push_back(&p);
+  for (const auto& p : expanded_) all.push_back(&p);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const v1::Pod& p = *all[i];
+    std::string ns = p.metadata().namespace_().empty() ? "default" : p.metadata().namespace_();
+    if (!p.spec().node_name().empty()) {
+      if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
+        bound_.push_back({&p, in_.Intern(ns), CompileLabels(p.metadata().labels(), in_), -1});
+      ++ignored_;
+      continue;
+    }
+    if (IsTerminal(p) || !p.metadata().deletion_timestamp().empty() ||
+        OwnedBy(p, "DaemonSet") || OwnedBy(p, "Node")) {
+      ++ignored_;
+      continue;
+    }
+    // The class signature: everything scheduling reads, minus identity.
+    v1::Pod key;
+    key.mutable_metadata()->set_namespace_(ns);
+    *key.mutable_metadata()->mutable_labels() = p.metadata().labels();
+    *key.mutable_spec() = p.spec();
+    key.mutable_spec()->clear_priority();
+    key.mutable_spec()->clear_priority_class_name();
+    std::string sig = Deterministic(key);
+    auto [it, inserted] = class_index_.emplace(sig, static_cast<int>(classes_.size()));
+    if (inserted) {
+      classes_.emplace_back();
+      PodClass& cls = classes_.back().cls;
+      cls.ns = ns;
+      cls.example = &p;
+      std::string path = absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
+      if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
+    }
+    pending_.push_back({&p, absl::StrCat(ns, "/", p.metadata().name()), it->second,
+                        static_cast<int>(i)});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
+                                 const std::string& path) {
+  const v1::PodSpec& spec = pod.spec();
+  cls.ns_id = in_.Intern(cls.ns);
+  cls.labels = CompileLabels(pod.metadata().labels(), in_);
+  auto rq = PodRequests(spec, dims_, path + ".spec");
+  if (!rq.ok()) return rq.status();
+  cls.requests = *rq;
+  cls.invalid = ValidatePod(pod);
+  if (!spec.resource_claims().empty() && cls.invalid.empty())
+    cls.invalid =
+        "pod has Dynamic Resource Allocation requirements that are not yet "
+        "supported by Karpenter";
+  std::vector<std::pair<std::string, std::string>> sel(spec.node_selector().begin(),
+                                                       spec.node_selector().end());
+  std::sort(sel.begin(), sel.end());
+  for (const auto& [key, value] : sel)
+    cls.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+  auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
+    Reqs r;
+    for (const auto& e : t.match_expressions()) {
+      Req q = NodeSelectorReq(in_, e);
+      q.min_values = 0;
+      r.Add(q, in_);
+    }
+    return r;
+  };
+  const auto& na = spec.affinity().node_affinity();
+  for (const auto& t :
+       na.required_during_scheduling_ignored_during_execution().node_selector_terms())
+    cls.required_terms.push_back(term_reqs(t));
+  for (const auto& t : na.preferred_during_scheduling_ignored_during_execution())
+    cls.preferred_node.emplace_back(t.weight(), term_reqs(t.preference()));
+  std::stable_sort(cls.preferred_node.begin(), cls.preferred_node.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  cls.tolerations = CompileTolerations(spec.tolerations());
+  for (const auto& t : spec.topology_spread_constraints()) cls.spreads.push_back(t);
+  const auto& pa = spec.affinity().pod_affinity();
+  for (const auto& t : pa.required_during_scheduling_ignored_during_execution())
+    cls.req_affinity.push_back(t);
+  for (const auto& t : pa.preferred_during_scheduling_ignored_during_execution())
+    cls.pref_affinity.emplace_back(t.weight(), t.pod_affinity_term());
+  const auto& paa = spec.affinity().pod_anti_affinity();
+  for (const auto& t : paa.required_during_scheduling_ignored_during_execution())
+    cls.req_anti.push_back(t);
+  for (const auto& t : paa.preferred_during_scheduling_ignored_during_execution())
+    cls.pref_anti.emplace_back(t.weight(), t.pod_affinity_term());
+  auto by_weight = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::stable_sort(cls.pref_affinity.begin(), cls.pref_affinity.end(), by_weight);
+  std::stable_sort(cls.pref_anti.begin(), cls.pref_anti.end(), by_weight);
+  cls.ports = CompileHostPorts(spec);
+  if (cls.invalid.empty()) return CompileVolumes(pod, cls);
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
+  std::vector<std::vector<Reqs>> per_volume;
+  for (const auto& vol : pod.spec().volumes()) {
+    std::string claim;
+    if (!vol.persistent_volume_claim().claim_name().empty()) {
+      claim = vol.persistent_volume_claim().claim_name();
+    } else if (vol.has_ephemeral()) {
+      claim = absl::StrCat(pod.metadata().name(), "-", vol.name());
+    } else {
+      continue;
+    }
+    const v1::PersistentVolumeClaim* pvc = nullptr;
+    for (const auto& x : req_.persistent_volume_claims())
+      if (x.metadata().name() == claim &&
+          (x.metadata().namespace_().empty() ? "default" : x.metadata().namespace_()) == cls.ns)
+        pvc = &x;
+    if (pvc == nullptr) {
+      if (vol.has_ephemeral()) continue;  // created with the pod
+      cls.invalid = absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
+      return absl::OkStatus();
+    }
+    std::vector<Reqs> alts;
+    if (!pvc->spec().volume_name().empty()) {
+      const v1::PersistentVolume* pv = nullptr;
+      for (const auto& x : req_.persistent_volumes())
+        if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
+      if (pv == nullptr) {
+        cls.invalid = absl::StrCat("persistentvolume \"", pvc->spec().volume_name(),
+                                   "\" not found");
+        return absl::OkStatus();
+      }
+      for (const auto& t : pv->spec().node_affinity().required().node_selector_terms()) {
+        Reqs r;
+        for (const auto& e : t.match_expressions()) {
+          if (e.key() == "kubernetes.io/hostname") continue;
+          r.Add(NodeSelectorReq(in_, e), in_);
+        }
+        alts.push_back(std::move(r));
+      }
+    } else if (pvc->spec().has_storage_class_name()) {
+      const v1::StorageClass* sc = nullptr;
+      for (const auto& x : req_.storage_classes())
+        if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
+      if (sc == nullptr) {
+        cls.invalid = absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
+                                   "\" not found");
+        return absl::OkStatus();
+      }
+      for (const auto& t : sc->allowed_topologies()) {
+        Reqs r;
+        for (const auto& e : t.match_label_expressions()) {
+          std::vector<Id> vals;
+          for (const auto& v : e.values()) vals.push_back(in_.Intern(v));
+          r.Add(MakeReq(in_.Intern(e.key()), "In", vals, in_), in_);
+        }
+        alts.push_back(std::move(r));
+      }
+    }
+    if (!alts.empty()) per_volume.push_back(std::move(alts));
+  }
+  // Pairwise combination keeping compatible combinations (all if none is).
+  std::vector<Reqs> combined;
+  for (auto& alts : per_volume) {
+    if (combined.empty()) {
+      combined = alts;
+      continue;
+    }
+    std::vector<Reqs> ok, all;
+    for (const Reqs& a : combined)
+      for (const Reqs& b : alts) {
+        Reqs m = a;
+        bool compatible = Compatible(a, b, &wk_, in_, nullptr);
+        m.AddAll(b, in_);
+        (compatible ? ok : all).push_back(m);
+      }
+    if (ok.empty()) {
+      combined = std::move(all);
+    } else {
+      combined = std::move(ok);
+    }
+  }
+  cls.volume_alts = std::move(combined);
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileDaemons() {
+  for (const auto& ds : req_.daemon_sets()) {
+    DaemonPod d;
+    d.name = ds.metadata().name();
+    const auto& spec = ds.spec().template_().spec();
+    auto rq = PodRequests(spec, dims_,
+                          absl::StrCat("daemonSets[", d.name, "].spec.template.spec"));
+    if (!rq.ok()) return rq.status();
+    d.requests = *rq;
+    d.tols = CompileTolerations(spec.tolerations());
+    std::vector<std::pair<std::string, std::string>> sel(spec.node_selector().begin(),
+                                                         spec.node_selector().end());
+    std::sort(sel.begin(), sel.end());
+    for (const auto& [key, value] : sel)
+      d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    for (const auto& t : spec.affinity()
+                             .node_affinity()
+                             .required_during_scheduling_ignored_during_execution()
+                             .node_selector_terms()) {
+      Reqs r;
+      for (const auto& e : t.match_expressions()) r.Add(NodeSelectorReq(in_, e), in_);
+      d.terms.push_back(std::move(r));
+    }
+    d.ports = CompileHostPorts(spec);
+    daemons_.push_back(std::move(d));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileExisting() {
+  // Catalog lookup by instance-type name for in-flight NodeClaims.
+  absl::flat_hash_map<std::string, int> type_by_name;
+  for (size_t i = 0; i < c_.types.size(); ++i) type_by_name[c_.types[i].name] = i;
+  absl::flat_hash_map<std::string, int> node_index;
+  for (int i = 0; i < req_.nodes_size(); ++i)
+    node_index[req_.nodes(i).metadata().name()] = i;
+  absl::flat_hash_map<std::string, const v1::NodeClaim*> claim_by_node;
+  for (const auto& nc : req_.node_claims())
+    if (!nc.status().node_name().empty()) claim_by_node[nc.status().node_name()] = &nc;
+  for (auto& b : bound_) {
+    auto it = node_index.find(b.pod->spec().node_name());
+    if (it != node_index.end()) b.node = it->second;
+  }
+  auto is_ephemeral = [](const v1::Taint& t) {
+    if (absl::StartsWith(t.key(), "readiness.k8s.io/")) return true;
+    static const std::pair<const char*, const char*> kTaints[] = {
+        {"node.kubernetes.io/not-ready", "NoSchedule"},
+        {"node.kubernetes.io/not-ready", "NoExecute"},
+        {"node.kubernetes.io/unreachable", "NoSchedule"},
+        {"node.cloudprovider.kubernetes.io/uninitialized", "NoSchedule"},
+        {"karpenter.sh/unregistered", "NoExecute"}};
+    for (const auto& [k, e] : kTaints)
+      if (t.key() == k && t.effect() == e) return true;
+    return false;
+  };
+  auto pool_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < c_.pools.size(); ++i)
+      if (c_.pools[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+  pools_.resize(c_.pools.size());
+  for (size_t i = 0; i < c_.pools.size(); ++i) pools_[i].remaining = c_.pools[i].limits;
+
+  auto add_daemon_overhead = [&](Existing& e, const std::vector<std::string>& present) {
+    ResVec oh;
+    for (const auto& d : daemons_) {
+      if (std::find(present.begin(), present.end(), d.name) != present.end()) continue;
+      if (!Tolerates(e.taints, d.tols, nullptr)) continue;
+      Reqs strict = d.node_selector;
+      if (!d.terms.empty()) strict.AddAll(d.terms[0], in_);
+      if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;
+      oh += d.requests;
+    }
+    for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= oh[x];
+  };
+
+  for (int i = 0; i < req_.nodes_size(); ++i) {
+    const v1::Node& node = req_.nodes(i);
+    std::string path = absl::StrCat("nodes[", node.metadata().name(), "]");
+    if (node.spec().unschedulable() || !node.metadata().deletion_timestamp().empty())
+      continue;
+    Existing e;
+    e.name = node.metadata().name();
+    const auto& labels = node.metadata().labels();
+    e.initialized = labels.contains("karpenter.sh/initialized") &&
+                    labels.at("karpenter.sh/initialized") == "true";
+    bool managed = labels.contains("karpenter.sh/nodepool");
+    const v1::NodeClaim* nc = nullptr;
+    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end()) nc = it->second;
+    for (const auto& t : node.spec().taints()) {
+      if (managed && !e.initialized) {
+        if (is_ephemeral(t)) continue;
+        bool startup = false;
+        if (nc)
+          for (const auto& s : nc->spec().startup_taints())
+            if (s.key() == t.key() && s.effect() == t.effect()) startup = true;
+        if (startup) continue;
+      }
+      e.taints.push_back(t);
+    }
+    std::vector<std::pair<std::string, std::string>> ls(labels.begin(), labels.end());
+    std::sort(ls.begin(), ls.end());
+    for (const auto& [key, value] : ls)
+      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    std::string host = labels.contains("kubernetes.io/hostname")
+                           ? labels.at("kubernetes.io/hostname")
+                           : e.name;
+    e.hostname = in_.Intern(host);
+    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+    auto alloc = dims_.ParseList(node.status().allocatable(), path + ".status.allocatable");
+    if (!alloc.ok()) return alloc.status();
+    e.remaining = *alloc;
+    std::vector<std::string> present;
+    for (const auto& b : bound_) {
+      if (b.node != i) continue;
+      auto rq = PodRequests(b.pod->spec(), dims_, "pods[" + b.pod->metadata().name() + "].spec");
+      if (!rq.ok()) return rq.status();
+      for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= (*rq)[x];
+      auto ports = CompileHostPorts(b.pod->spec());
+      e.ports.insert(e.ports.end(), ports.begin(), ports.end());
+      for (const auto& o : b.pod->metadata().owner_references())
+        if (o.kind() == "DaemonSet") present.push_back(o.name());
+    }
+    add_daemon_overhead(e, present);
+    if (managed) {
+      int p = pool_index(labels.at("karpenter.sh/nodepool"));
+      if (p >= 0 && c_.pools[p].has_limits) {
+        auto cap = dims_.ParseList(node.status().capacity(), path + ".status.capacity");
+        if (!cap.ok()) return cap.status();
+        ResVec cv = *cap;
+        if (nodes_dim_ >= 0) cv[nodes_dim_] = 1;
+        for (int x = 0; x < kMaxDims; ++x)
+          if (c_.pools[p].limit_mask & (1u << x)) pools_[p].remaining[x] -= cv[x];
+      }
+    }
+    existing_.push_back(std::move(e));
+  }
+  // In-flight NodeClaims: launched or launching, no Node yet.
+  for (const auto& nc : req_.node_claims()) {
+    if (!nc.status().node_name().empty() && node_index.contains(nc.status().node_name()))
+      continue;
+    if (!nc.metadata().deletion_timestamp().empty()) continue;
+    std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
+    Existing e;
+    e.name = nc.metadata().name();
+    e.is_claim = true;
+    for (const auto& t : nc.spec().taints())
+      if (!is_ephemeral(t)) e.taints.push_back(t);
+    std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
+                                              nc.metadata().labels().end());
+    for (const auto& r : nc.spec().requirements())
+      if (r.operator_() == "In" && r.values_size() == 1 && !labels.contains(r.key()))
+        labels[r.key()] = r.values(0);
+    for (const auto& [key, value] : labels)
+      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    e.hostname = in_.Intern(e.name);
+    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+    ResVec capacity;
+    if (!nc.status().allocatable().empty()) {
+      auto alloc = dims_.ParseList(nc.status().allocatable(), path + ".status.allocatable");
+      if (!alloc.ok()) return alloc.status();
+      e.remaining = *alloc;
+      auto cap = dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      if (!cap.ok()) return cap.status();
+      capacity = *cap;
+    } else if (auto it = labels.find("node.kubernetes.io/instance-type");
+               it != labels.end() && type_by_name.contains(it->second)) {
+      e.remaining = c_.types[type_by_name[it->second]].allocatable;
+      capacity = c_.types[type_by_name[it->second]].capacity;
+    } else {
+      continue;  // unknown size: cannot hold pods
+    }
+    add_daemon_overhead(e, {});
+    if (auto it = labels.find("karpenter.sh/nodepool"); it != labels.end()) {
+      int p = pool_index(it->second);
+      if (p >= 0 && c_.pools[p].has_limits) {
+        if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;
+        for (int x = 0; x < kMaxDims; ++x)
+          if (c_.pools[p].limit_mask & (1u << x)) pools_[p].remaining[x] -= capacity[x];
+      }
+    }
+    existing_.push_back(std::move(e));
+  }
+  std::stable_sort(existing_.begin(), existing_.end(),
+                   [](const Existing& a, const Existing& b) {
+                     if (a.initialized != b.initialized) return a.initialized;
+                     return a.name < b.name;
+                   });
+  return absl::OkStatus();
+}
+
+void Round::CompilePoolStates() {
+  std::vector<Toleration> pns = {{"", "Exists", "", "PreferNoSchedule"}};
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    const Pool& pool = c_.pools[p];
+    PoolState& ps = pools_[p];
+    // Template-level overhead (for messages) and per-type daemon groups.
+    std::vector<std::vector<bool>> tolerated(daemons_.size());
+    std::vector<bool> daemon_ok(daemons_.size(), false);
+    std::vector<std::vector<Reqs>> strict_alts(daemons_.size());
+    for (size_t d = 0; d < daemons_.size(); ++d) {
+      const DaemonPod& dp = daemons_[d];
+      std::vector<Toleration> tols = dp.tols;
+      tols.insert(tols.end(), pns.begin(), pns.end());
+      if (!Tolerates(pool.taints, tols, nullptr)) continue;
+      // Required terms are dropped one at a time (first term first).
+      size_t nterms = std::max<size_t>(1, dp.terms.size());
+      for (size_t t = 0; t < nterms; ++t) {
+        Reqs strict = dp.node_selector;
+        if (!dp.terms.empty()) strict.AddAll(dp.terms[t], in_);
+        if (Compatible(pool.reqs, strict, &wk_, in_, nullptr))
+          strict_alts[d].push_back(std::move(strict));
+      }
+      if (!strict_alts[d].empty()) {
+        daemon_ok[d] = true;
+        ps.template_overhead += dp.requests;
+      }
+    }
+    std::map<std::vector<bool>, int> group_of;
+    pool.types.ForEach([&](size_t i) {
+      std::vector<bool> mask(daemons_.size(), false);
+      for (size_t d = 0; d < daemons_.size(); ++d) {
+        if (!daemon_ok[d]) continue;
+        for (const Reqs& s : strict_alts[d])
+          if (Intersects(c_.types[i].reqs, s, in_, nullptr)) {
+            mask[d] = true;
+            break;
+          }
+      }
+      auto [it, inserted] = group_of.emplace(mask, static_cast<int>(ps.groups.size()));
+      if (inserted) {
+        DaemonGroup g;
+        g.types = Bits(n_);
+        for (size_t d = 0; d < daemons_.size(); ++d)
+          if (mask[d]) {
+            g.overhead += daemons_[d].requests;
+            g.has_overhead = true;
+            g.ports.insert(g.ports.end(), daemons_[d].ports.begin(), daemons_[d].ports.end());
+          }
+        ps.groups.push_back(std::move(g));
+      }
+      ps.groups[it->second].types.Set(i);
+    });
+    // Strict minValues with no pod: a NodePool that cannot meet its own
+    // minValues is dropped, as Karpenter drops the template.
+    if (!pool.types.Any()) {
+      ps.dropped = true;
+    } else if (pool.reqs.HasMinValues() && !opt_.best_effort_min_values) {
+      Reqs r = pool.reqs;
+      if (!MinValuesOk(pool.types, r, false, nullptr)) ps.dropped = true;
+    }
+  }
+}
+
+void Round::BuildDomainUniverse() {
+  absl::flat_hash_map<Id, absl::flat_hash_map<Id, size_t>> index;
+  auto insert = [&](Id key, Id domain, int pool) {
+    auto& list = universe_[key];
+    auto [it, inserted] = index[key].emplace(domain, list.size());
+    if (inserted) list.emplace_back(domain, std::vector<int>{});
+    auto& pools = list[it->second].second;
+    if (std::find(pools.begin(), pools.end(), pool) == pools.end()) pools.push_back(pool);
+  };
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    const Pool& pool = c_.pools[p];
+    if (pools_[p].dropped) continue;
+    pool.types.ForEach([&](size_t i) {
+      Reqs r = pool.reqs;
+      r.AddAll(c_.types[i].reqs, in_);
+      for (const Req& q : r.items()) {
+        if (q.complement) continue;
+        if (q.key == k_.zone || q.key == k_.capacity_type) {
+          // Only offerings this NodePool can use.
+          uint64_t mask = pools_.size() ? c_.pools[p].offering_mask[i] : 0;
+          for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j) {
+            if (!(mask >> j & 1)) continue;
+            const Offering& o = c_.types[i].offerings[j];
+            Id v = q.key == k_.zone ? o.zone : o.capacity_type;
+            if (Has(q, v, in_)) insert(q.key, v, static_cast<int>(p));
+          }
+          continue;
+        }
+        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+      }
+    });
+    for (const Req& q : pool.reqs.items())
+      if (!q.complement)
+        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+  }
+}
+
+void Round::BuildInverseFromBound() {
+  for (const auto& b : bound_) {
+    const auto& terms =
+        b.pod->spec().affinity().pod_anti_affinity().required_during_scheduling_ignored_during_execution();
+    if (terms.empty() || b.node < 0) continue;
+    PodClass tmp;
+    tmp.ns = b.pod->metadata().namespace_().empty() ? "default" : b.pod->metadata().namespace_();
+    tmp.ns_id = b.ns;
+    const auto& node_labels = req_.nodes(b.node).metadata().labels();
+    for (const auto& t : terms) {
+      int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t, nullptr, tmp, true);
+      auto it = node_labels.find(t.topology_key());
+      if (it != node_labels.end()) groups_[g].RecordDomain(in_.Intern(it->second));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Views and relaxation
+
+bool Round::Relax(const PodClass& cls, RelaxState& s) const {
+  if (static_cast<int>(cls.required_terms.size()) - s.req_dropped > 1) {
+    ++s.req_dropped;
+    return true;
+  }
+  if (s.aff_dropped < static_cast<int>(cls.pref_affinity.size())) {
+    ++s.aff_dropped;
+    return true;
+  }
+  if (s.anti_dropped < static_cast<int>(cls.pref_anti.size())) {
+    ++s.anti_dropped;
+    return true;
+  }
+  if (s.node_dropped < static_cast<int>(cls.preferred_node.size())) {
+    ++s.node_dropped;
+    return true;
+  }
+  int anyway = 0;
+  for (const auto& t : cls.spreads)
+    if (t.when_unsatisfiable() == "ScheduleAnyway") ++anyway;
+  if (s.anyway_dropped < anyway) {
+    ++s.anyway_dropped;
+    return true;
+  }
+  if (any_pns_taint_ && !s.pns) {
+    for (const auto& t : cls.tolerations)
+      if (t.op == "Exists" && t.key.empty() && t.effect == "PreferNoSchedule")
+        return false;
+    s.pns = true;
+    return true;
+  }
+  return false;
+}
+
+const View* Round::GetView(int ci, int level) {
+  ClassState& cs = classes_[ci];
+  if (cs.levels.empty()) cs.levels.push_back(RelaxState{});
+  while (static_cast<int>(cs.levels.size()) <= level) {
+    RelaxState next = cs.levels.back();
+    if (!Relax(cs.cls, next)) return nullptr;
+    cs.levels.push_back(next);
+  }
+  if (static_cast<int>(cs.views.size()) <= level) cs.views.resize(level + 1);
+  if (cs.views[level]) return cs.views[level].get();
+  const PodClass& cls = cs.cls;
+  const RelaxState& s = cs.levels[level];
+  auto v = std::make_unique<View>();
+  v->strict = cls.node_selector;
+  if (static_cast<int>(cls.required_terms.size()) > s.req_dropped)
+    v->strict.AddAll(cls.required_terms[s.req_dropped], in_);
+  v->reqs = v->strict;
+  if (!opt_.ignore_preferences &&
+      static_cast<int>(cls.preferred_node.size()) > s.node_dropped)
+    v->reqs.AddAll(cls.preferred_node[s.node_dropped].second, in_);
+  v->tols = cls.tolerations;
+  if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
+  // Topology groups the pod owns at this relaxation level.
+  int anyway_seen = 0;
+  for (const auto& t : cls.spreads) {
+    if (t.when_unsatisfiable() == "ScheduleAnyway") {
+      if (opt_.ignore_preferences) continue;
+      if (anyway_seen++ < s.anyway_dropped) continue;
+    }
+    v->groups.push_back(
+        GroupFor(GroupType::kSpread, t.topology_key(), cls.ns_id, nullptr, &t, cls, false));
+  }
+  for (const auto& t : cls.req_affinity)
+    v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(), cls.ns_id, &t,
+                                 nullptr, cls, false));
+  if (!opt_.ignore_preferences)
+    for (size_t i = s.aff_dropped; i < cls.pref_affinity.size(); ++i)
+      v->groups.push_back(GroupFor(GroupType::kAffinity,
+                                   cls.pref_affinity[i].second.topology_key(), cls.ns_id,
+                                   &cls.pref_affinity[i].second, nullptr, cls, false));
+  for (const auto& t : cls.req_anti)
+    v->groups.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
+                                 &t, nullptr, cls, false));
+  if (!opt_.ignore_preferences)
+    for (size_t i = s.anti_dropped; i < cls.pref_anti.size(); ++i)
+      v->groups.push_back(GroupFor(GroupType::kAntiAffinity,
+                                   cls.pref_anti[i].second.topology_key(), cls.ns_id,
+                                   &cls.pref_anti[i].second, nullptr, cls, false));
+  for (const auto& t : cls.req_anti)
+    v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
+                                  &t, nullptr, cls, true));
+  std::sort(v->groups.begin(), v->groups.end());
+  v->groups.erase(std::unique(v->groups.begin(), v->groups.end()), v->groups.end());
+  std::sort(v->inverse.begin(), v->inverse.end());
+  v->inverse.erase(std::unique(v->inverse.begin(), v->inverse.end()), v->inverse.end());
+  cs.views[level] = std::move(v);
+  return cs.views[level].get();
+}
+
+int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
+                    const v1::PodAffinityTerm* term,
+                    const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
+                    bool inverse) {
+  TopologyGroup g;
+  g.type = type;
+  g.key = in_.Intern(key_text);
+  g.inverse = inverse;
+  v1::LabelSelector selector_copy;
+  const v1::LabelSelector* selector = nullptr;
+  std::string sig = absl::StrCat(static_cast<int>(type), inverse ? "I" : "", "|", key_text, "|");
+  if (tsc != nullptr) {
+    g.max_skew = tsc->max_skew();
+    if (tsc->has_min_domains()) g.min_domains = tsc->min_domains();
+    g.namespaces = {ns_default};
+    if (tsc->has_label_selector()) {
+      selector_copy = tsc->label_selector();
+      // matchLabelKeys: key In [the pod's value] for keys the pod carries.
+      for (const auto& k : tsc->match_label_keys()) {
+        auto it = cls.example ? cls.example->metadata().labels().find(k)
+                              : google::protobuf::Map<std::string, std::string>::const_iterator();
+        if (cls.example && it != cls.example->metadata().labels().end()) {
+          auto* e = selector_copy.add_match_expressions();
+          e->set_key(k);
+          e->set_operator_("In");
+          e->add_values(it->second);
+        }
+      }
+      selector = &selector_copy;
+    }
+    g.filter.active = true;
+    g.filter.honor_taints = tsc->node_taints_policy() == "Honor";
+    g.filter.honor_affinity = tsc->node_affinity_policy() != "Ignore";
+    g.filter.tolerations = cls.tolerations;
+    // Node filter: nodeSelector, ANDed with each required term (ORed).
+    if (cls.required_terms.empty()) {
+      g.filter.alternatives.push_back(cls.node_selector);
+    } else {
+      for (const Reqs& t : cls.required_terms) {
+        Reqs r = cls.node_selector;
+        r.AddAll(t, in_);
+        g.filter.alternatives.push_back(std::move(r));
+      }
+    }
+    absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints, g.filter.honor_affinity, "|");
+    for (const Reqs& r : g.filter.alternatives)
+      absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
+    if (g.filter.honor_taints)
+      for (const auto& t : cls.tolerations)
+        absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect, ";");
+  } else {
+    g.max_skew = std::numeric_limits<int32_t>::max();
+    if (term->has_label_selector()) {
+      selector_copy = term->label_selector();
+      selector = &selector_copy;
+    }
+    std::vector<std::string> ns(term->namespaces().begin(), term->namespaces().end());
+    if (ns.empty() && !term->has_namespace_selector()) ns.push_back(cls.ns);
+    // A namespaceSelector would need Namespace objects; the request carries
+    // none, so only the listed namespaces (and, for an empty selector, the
+    // pod's own) are used.
+    if (term->has_namespace_selector() && ns.empty()) ns.push_back(cls.ns);
+    std::sort(ns.begin(), ns.end());
+    ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
+    for (const auto& x : ns) g.namespaces.push_back(in_.Intern(x));
+  }
+  std::sort(g.namespaces.begin(), g.namespaces.end());
+  for (Id x : g.namespaces) absl::StrAppend(&sig, in_.Str(x), ",");
+  absl::StrAppend(&sig, "|", SelectorSignature(selector));
+  auto it = group_index_.find(sig);
+  if (it != group_index_.end()) return it->second;
+  g.selector = CompileSelector(selector, in_);
+  // Initial domains from the NodePools (taint policy honoured).
+  if (auto u = universe_.find(g.key); u != universe_.end()) {
+    for (const auto& [domain, pools] : u->second) {
+      bool ok = !g.filter.honor_taints;
+      for (int p : pools) {
+        if (ok) break;
+        if (Tolerates(c_.pools[p].taints, cls.tolerations, nullptr)) ok = true;
+      }
+      if (ok) g.Register(domain);
+    }
+  }
+  CountDomains(g);
+  int idx = static_cast<int>(groups_.size());
+  groups_.push_back(std::move(g));
+  group_index_.emplace(std::move(sig), idx);
+  if (inverse) inverse_groups_.push_back(idx);
+  return idx;
+}
+
+void Round::CountDomains(TopologyGroup& g) {
+  if (g.inverse) return;
+  const bool hostname = g.key == k_.hostname;
+  std::vector<Reqs> node_reqs(req_.nodes_size());
+  for (int i = 0; i < req_.nodes_size(); ++i) {
+    const v1::Node& node = req_.nodes(i);
+    std::vector<v1::Taint> taints(node.spec().taints().begin(), node.spec().taints().end());
+    for (const auto& [k, v] : node.metadata().labels())
+      node_reqs[i].Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
+    if (!g.filter.Matches(taints, node_reqs[i], nullptr, in_)) continue;
+    auto it = node.metadata().labels().find(in_.Str(g.key));
+    if (it != node.metadata().labels().end()) g.Register(in_.Intern(it->second));
+    else if (hostname) g.Register(in_.Intern(node.metadata().name()));
+  }
+  for (const auto& e : existing_)
+    if (e.is_claim && hostname) g.Register(e.hostname);
+  for (const auto& b : bound_) {
+    if (b.node < 0) continue;
+    if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns)) continue;
+    if (!g.selector.Matches(b.labels)) continue;
+    const v1::Node& node = req_.nodes(b.node);
+    auto it = node.metadata().labels().find(in_.Str(g.key));
+    Id domain;
+    if (it != node.metadata().labels().end()) {
+      domain = in_.Intern(it->second);
+    } else if (hostname) {
+      domain = in_.Intern(node.metadata().name());
+    } else {
+      continue;
+    }
+    std::vector<v1::Taint> taints(node.spec().taints().begin(), node.spec().taints().end());
+    if (!g.filter.Matches(taints, node_reqs[b.node], nullptr, in_)) continue;
+    g.RecordDomain(domain);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Placement
+
+bool Round::AddTopology(const PodClass& cls, const View& v,
+                        const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
+                        const WellKnown* allow, Reqs* out, std::string* err) {
+  auto one = [&](const TopologyGroup& g) {
+    Req exists;
+    exists.key = g.key;
+    const Req* pd = v.strict.Get(g.key);
+    const Req* nd = node_reqs.Get(g.key);
+    Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
+    if (!d.complement && d.values.empty()) {
+      *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
+      return false;
+    }
+    out->Add(d, in_);
+    return true;
+  };
+  for (int gi : v.groups)
+    if (!one(groups_[gi])) return false;
+  for (int gi : inverse_groups_) {
+    const TopologyGroup& g = groups_[gi];
+    if (!g.Selects(cls.ns_id, cls.labels)) continue;
+    if (!one(g)) return false;
+  }
+  (void)taints;
+  (void)allow;
+  return true;
+}
+
+void Round::Record(const PodClass& cls, const View& v,
+                   const std::vector<v1::Taint>& taints, const Reqs& reqs,
+                   const WellKnown* allow) {
+  for (auto& g : groups_) {
+    if (g.inverse) continue;
+    if (!g.Selects(cls.ns_id, cls.labels)) continue;
+    if (!g.filter.Matches(taints, reqs, allow, in_)) continue;
+    const Req* d = reqs.Get(g.key);
+    if (d == nullptr || d->complement) continue;
+    if (g.type == GroupType::kAntiAffinity) {
+      for (Id x : d->values) g.RecordDomain(x);
+    } else if (d->values.size() == 1) {
+      g.RecordDomain(d->values[0]);
+    }
+  }
+  for (int gi : v.inverse) {
+    const Req* d = reqs.Get(groups_[gi].key);
+    if (d == nullptr || d->complement) continue;
+    for (Id x : d->values) groups_[gi].RecordDomain(x);
+  }
+}
+
+bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
+                           Reqs* merged) {
+  if (!Tolerates(e.taints, v.tols, nullptr)) return false;
+  if (!cls.ports.empty() && PortsConflict(e.ports, cls.ports)) return false;
+  if (!Fits(cls.requests, e.remaining)) return false;
+  if (!Compatible(e.reqs, v.reqs, nullptr, in_, nullptr)) return false;
+  *merged = e.reqs;
+  merged->AddAll(v.reqs, in_);
+  if (!cls.volume_alts.empty()) {
+    bool any = false;
+    for (const Reqs& alt : cls.volume_alts)
+      if (Compatible(e.reqs, alt, nullptr, in_, nullptr)) {
+        any = true;
+        break;
+      }
+    if (!any) return false;
+  }
+  Reqs topo;
+  std::string err;
+  if (!AddTopology(cls, v, e.taints, *merged, nullptr, &topo, &err)) return false;
+  if (!Compatible(*merged, topo, nullptr, in_, nullptr)) return false;
+  merged->AddAll(topo, in_);
+  return true;
+}
+
+const Bits& Round::KeyCompat(const Req& r) {
+  sig_.clear();
+  absl::StrAppend(&sig_, r.key, r.complement ? "c" : "i", "|");
+  for (Id v : r.values) absl::StrAppend(&sig_, v, ",");
+  if (r.has_gte) absl::StrAppend(&sig_, "g", r.gte);
+  if (r.has_lte) absl::StrAppend(&sig_, "l", r.lte);
+  auto it = key_compat_.find(sig_);
+  if (it != key_compat_.end()) return it->second;
+  Bits b(n_);
+  Op incoming = OperatorOf(r);
+  bool neg_in = incoming == Op::kNotIn || incoming == Op::kDoesNotExist;
+  for (size_t i = 0; i < n_; ++i) {
+    const Req* t = c_.types[i].reqs.Get(r.key);
+    if (t == nullptr || HasIntersection(*t, r, in_)) {
+      b.Set(i);
+      continue;
+    }
+    Op o = OperatorOf(*t);
+    if (neg_in && (o == Op::kNotIn || o == Op::kDoesNotExist)) b.Set(i);
+  }
+  return key_compat_.emplace(sig_, std::move(b)).first->second;
+}
+
+Bits Round::OfferCompat(int pool, const Reqs& reqs) {
+  std::string sig = absl::StrCat(pool, "|");
+  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
+    const Req* r = reqs.Get(key);
+    if (r) absl::StrAppend(&sig, ReqString(*r, in_));
+    absl::StrAppend(&sig, "|");
+  }
+  auto it = offer_compat_.find(sig);
+  if (it != offer_compat_.end()) return it->second;
+  Bits b(n_);
+  const Pool& p = c_.pools[pool];
+  p.types.ForEach([&](size_t i) {
+    uint64_t mask = p.offering_mask[i];
+    for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j)
+      if ((mask >> j & 1) &&
+          OfferingCompatible(c_.types[i].offerings[j], reqs, k_, in_)) {
+        b.Set(i);
+        return;
+      }
+  });
+  return offer_compat_.emplace(sig, std::move(b)).first->second;
+}
+
+bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
+                        std::string* err) const {
+  std::vector<std::pair<Id, int32_t>> floors;
+  for (const Req& r : reqs.items())
+    if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
+  if (floors.empty()) return true;
+  std::vector<std::set<Id>> seen(floors.size());
+  bool done = false;
+  types.ForEach([&](size_t i) {
+    if (done) return;
+    bool all = true;
+    for (size_t f = 0; f < floors.size(); ++f) {
+      const Req* t = c_.types[i].reqs.Get(floors[f].first);
+      if (t && !t->complement) seen[f].insert(t->values.begin(), t->values.end());
+      if (static_cast<int32_t>(seen[f].size()) < floors[f].second) all = false;
+    }
+    if (all) done = true;
+  });
+  if (done) return true;
+  std::vector<std::string> short_keys;
+  for (size_t f = 0; f < floors.size(); ++f) {
+    int32_t got = static_cast<int32_t>(seen[f].size());
+    if (got >= floors[f].second) continue;
+    short_keys.push_back(in_.Str(floors[f].first));
+    if (relax) reqs.GetMutable(floors[f].first)->min_values = got;
+  }
+  std::sort(short_keys.begin(), short_keys.end());
+  if (err)
+    *err = absl::StrCat("minValues requirement is not met for label(s) [",
+                        absl::StrJoin(short_keys, " "), "]");
+  return relax;
+}
+
+const Bits& Round::LimitOk(int pool) {
+  PoolState& ps = pools_[pool];
+  if (!ps.limit_dirty) return ps.limit_ok;
+  ps.limit_ok = Bits(n_);
+  const Pool& p = c_.pools[pool];
+  p.types.ForEach([&](size_t i) {
+    if (!p.has_limits) {
+      ps.limit_ok.Set(i);
+      return;
+    }
+    for (int d = 0; d < kMaxDims; ++d)
+      if ((p.limit_mask & (1u << d)) && c_.types[i].capacity[d] > ps.remaining[d]) return;
+    ps.limit_ok.Set(i);
+  });
+  ps.limit_dirty = false;
+  return ps.limit_ok;
+}
+
+Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
+                        bool relax_min, Candidate* out, std::string* err) {
+  const PoolState& ps = pools_[claim.pool];
+  Bits req_ok = claim.options;
+  bool offer_changed = false;
+  for (const Req& r : reqs.items()) {
+    const Req* old = claim.reqs.Get(r.key);
+    if (old != nullptr && *old == r) continue;
+    if (r.key == k_.zone || r.key == k_.capacity_type || r.key == k_.reservation_id)
+      offer_changed = true;
+    if (r.key == k_.hostname) continue;
+    req_ok &= KeyCompat(r);
+  }
+  Bits offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  offer_ok &= claim.options;
+  Bits fit_any(n_);
+  ResVec base = claim.requests + cls.requests;
+  bool claim_port_conflict = !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
+  ResVec min_oh, max_oh;
+  bool tracked = false;
+  for (const DaemonGroup& g : ps.groups) {
+    if (claim_port_conflict) continue;
+    if (!cls.ports.empty() && PortsConflict(g.ports, cls.ports)) continue;
+    if (g.has_overhead) {
+      if (!tracked) {
+        min_oh = max_oh = g.overhead;
+        tracked = true;
+      } else {
+        for (int d = 0; d < kMaxDims; ++d) {
+          min_oh[d] = std::min(min_oh[d], g.overhead[d]);
+          max_oh[d] = std::max(max_oh[d], g.overhead[d]);
+        }
+      }
+    }
+    Bits f = c_.fit.Fitting(base + g.overhead, n_);
+    f &= g.types;
+    fit_any |= f;
+  }
+  Bits remaining = req_ok;
+  remaining &= offer_ok;
+  remaining &= fit_any;
+  std::string min_err;
+  bool min_failed = false;
+  if (remaining.Any() && reqs.HasMinValues()) {
+    if (!MinValuesOk(remaining, reqs, relax_min, &min_err)) {
+      min_failed = true;
+    } else if (relax_min && !min_err.empty()) {
+      out->min_values_relaxed = true;
+    }
+  }
+  if (remaining.Any() && !min_failed) {
+    out->options = std::move(remaining);
+    return Fail::kNone;
+  }
+  // Karpenter's InstanceTypeFilterError.
+  std::string rs;
+  if (!tracked) {
+    rs = dims_.String(cls.requests);
+  } else {
+    std::string a = dims_.String(cls.requests + min_oh);
+    std::string b = dims_.String(cls.requests + max_oh);
+    rs = a == b ? a : absl::StrCat("min=", a, ", max=", b);
+  }
+  std::string tail = absl::StrCat(", requirements=", ReqsString(reqs, in_, k_.hostname),
+                                  ", resources=", rs);
+  if (min_failed) {
+    *err = min_err + tail;
+    return Fail::kOther;
+  }
+  Bits R = req_ok, O = offer_ok, F = fit_any;
+  F &= O;  // Karpenter's fits() needs a compatible offering too
+  bool r_any = R.Any(), f_any = F.Any(), o_any = O.Any();
+  Bits rf = R; rf &= F; rf.AndNot(O);
+  Bits ro = R; ro &= O; ro.AndNot(F);
+  Bits fo = F; fo &= O; fo.AndNot(R);
+  std::string msg;
+  if (!r_any && !f_any && !o_any) {
+    msg = "no instance type met the scheduling requirements or had enough resources or had a required offering";
+  } else if (!r_any && !f_any) {
+    msg = "no instance type met the scheduling requirements or had enough resources";
+  } else if (!r_any && !o_any) {
+    msg = "no instance type met the scheduling requirements or had a required offering";
+  } else if (!f_any && !o_any) {
+    msg = "no instance type had enough resources or had a required offering";
+  } else if (!r_any) {
+    msg = "no instance type met all requirements";
+  } else if (!f_any) {
+    msg = "no instance type has enough resources";
+  } else if (!o_any) {
+    msg = "no instance type has the required offering";
+  } else if (rf.Any()) {
+    msg = "no instance type which met the scheduling requirements and had enough resources, had a required offering";
+  } else if (fo.Any()) {
+    msg = "no instance type which had enough resources and the required offering met the scheduling requirements";
+  } else if (ro.Any()) {
+    msg = "no instance type which met the scheduling requirements and the required offering had the required resources";
+  } else {
+    msg = "no instance type met the requirements/resources/offering tuple";
+  }
+  *err = msg + tail;
+  if (r_any && !f_any && o_any && cls.requests[kCpu] >= int64_t{1000000} * 1000)
+    *err += " (CPU request >= 1 Million, m vs M typo?)";
+  return Fail::kOther;
+}
+
+Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
+                        bool relax_min, Candidate* out, std::string* err) {
+  const Pool& pool = c_.pools[claim.pool];
+  if (!Tolerates(pool.taints, v.tols, err)) return Fail::kOther;
+  if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
+    *err = absl::StrCat("incompatible requirements, ", *err);
+    return Fail::kOther;
+  }
+  Reqs base = claim.reqs;
+  base.AddAll(v.reqs, in_);
+  static const std::vector<Reqs> kNone = {Reqs()};
+  const std::vector<Reqs>& alts = cls.volume_alts.empty() ? kNone : cls.volume_alts;
+  Fail last = Fail::kOther;
+  for (const Reqs& alt : alts) {
+    Reqs reqs = base;
+    if (!alt.empty()) {
+      if (!Compatible(reqs, alt, &wk_, in_, err)) {
+        *err = absl::StrCat("incompatible volume requirements, ", *err);
+        continue;
+      }
+      reqs.AddAll(alt, in_);
+    }
+    Reqs topo;
+    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) continue;
+    if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
+    reqs.AddAll(topo, in_);
+    Candidate cand;
+    last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
+    if (last != Fail::kNone) continue;
+    // Reserved offerings (Strict mode, as provisioning uses).
+    if (opt_.reserved_capacity) {
+      bool compatible_reserved = false;
+      const Pool& p = c_.pools[claim.pool];
+      cand.options.ForEach([&](size_t i) {
+        const auto& offs = c_.types[i].offerings;
+        for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+          const Offering& o = offs[j];
+          if (o.capacity_type != k_.v_reserved || !(p.offering_mask[i] >> j & 1)) continue;
+          if (!OfferingCompatible(o, reqs, k_, in_)) continue;
+          compatible_reserved = true;
+          const Reservation& r = reservations_[o.reservation];
+          bool held = r.holders.count(claim.hostname) > 0;
+          if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
+            cand.reserve.emplace_back(static_cast<int>(i), static_cast<int>(j));
+        }
+      });
+      if (compatible_reserved && cand.reserve.empty()) {
+        *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
+        return Fail::kReserved;
+      }
+      if (!claim.reserved.empty() && cand.reserve.empty()) {
+        *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
+        return Fail::kReserved;
+      }
+    }
+    cand.reqs = std::move(reqs);
+    *out = std::move(cand);
+    return Fail::kNone;
+  }
+  return last;
+}
+
+void Round::Reposition(int ci) {
+  // claim_order_ is sorted by (pod count, creation index).
+  int pos = claim_rank_[ci];
+  auto key = [&](int c) { return std::make_pair(claims_[c].pods.size(), c); };
+  while (pos + 1 < static_cast<int>(claim_order_.size()) &&
+         key(claim_order_[pos + 1]) < key(ci)) {
+    claim_order_[pos] = claim_order_[pos + 1];
+    claim_rank_[claim_order_[pos]] = pos;
+    ++pos;
+  }
+  claim_order_[pos] = ci;
+  claim_rank_[ci] = pos;
+}
+
+void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
+  Claim& claim = claims_[ci];
+  const PodClass& cls = classes_[pending_[pod].cls].cls;
+  claim.pods.push_back(pod);
+  claim.options = std::move(cand.options);
+  claim.requests += cls.requests;
+  claim.reqs = std::move(cand.reqs);
+  if (cand.min_values_relaxed) claim.min_values_relaxed = true;
+  for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
+    if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
+  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, &wk_);
+  claim.ports.insert(claim.ports.end(), cls.ports.begin(), cls.ports.end());
+  // Reserve the new offerings, release the ones no longer held.
+  std::set<Id> keep;
+  for (auto [i, j] : cand.reserve) {
+    Id rid = c_.types[i].offerings[j].reservation;
+    keep.insert(rid);
+    reservations_[rid].holders.insert(claim.hostname);
+  }
+  for (auto [i, j] : claim.reserved) {
+    Id rid = c_.types[i].offerings[j].reservation;
+    if (!keep.count(rid)) reservations_[rid].holders.erase(claim.hostname);
+  }
+  claim.reserved = std::move(cand.reserve);
+  placed_claim_[pod] = ci;
+  Reposition(ci);
+}
+
+Fail Round::Add(int pod, int level, std::string* err) {
+  const int ci = pending_[pod].cls;
+  const View* v = GetView(ci, level);
+  const PodClass& cls = classes_[ci].cls;
+  Reqs merged;
+  for (size_t e = 0; e < existing_.size(); ++e) {
+    Existing& ex = existing_[e];
+    if (!CanAddExisting(ex, cls, *v, &merged)) continue;
+    ex.pods.push_back(pod);
+    for (int d = 0; d < kMaxDims; ++d) ex.remaining[d] -= cls.requests[d];
+    ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());
+    Record(cls, *v, ex.taints, merged, nullptr);
+    placed_existing_[pod] = static_cast<int>(e);
+    return Fail::kNone;
+  }
+  std::string scratch;
+  for (int c : claim_order_) {
+    Candidate cand;
+    if (CanAddClaim(claims_[c], cls, *v, false, &cand, &scratch) == Fail::kNone) {
+      CommitClaim(c, pod, *v, cand);
+      return Fail::kNone;
+    }
+  }
+  bool any_pool = false;
+  for (const auto& ps : pools_)
+    if (!ps.dropped) any_pool = true;
+  if (!any_pool) {
+    *err = c_.pools.empty() && !c_.static_pools.empty()
+               ? "no dynamic nodepools found"
+               : "nodepool requirements filtered out all available instance types";
+    return Fail::kOther;
+  }
+  std::vector<std::string> errs;
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    PoolState& ps = pools_[p];
+    if (ps.dropped) continue;
+    const Pool& pool = c_.pools[p];
+    std::string prefix = absl::StrCat("incompatible with nodepool \"", pool.name,
+                                      "\", daemonset overhead=",
+                                      dims_.String(ps.template_overhead), ", ");
+    if (pool.has_limits && nodes_dim_ >= 0 && (pool.limit_mask & (1u << nodes_dim_)) &&
+        ps.remaining[nodes_dim_] <= 0) {
+      errs.push_back(prefix + "node limits have been exhausted for nodepool");
+      continue;
+    }
+    Bits cand_types = pool.types;
+    cand_types &= LimitOk(static_cast<int>(p));
+    if (!cand_types.Any()) {
+      errs.push_back(prefix + "all available instance types exceed limits for nodepool");
+      continue;
+    }
+    Claim trial;
+    trial.pool = static_cast<int>(p);
+    trial.reqs = pool.reqs;
+    trial.hostname = trial_host_;
+    trial.reqs.Add(InReq(k_.hostname, trial_host_), in_);
+    trial.options = std::move(cand_types);
+    Candidate cand;
+    std::string e;
+    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand, &e);
+    if (f != Fail::kNone) {
+      errs.push_back(prefix + e);
+      if (f == Fail::kReserved) {
+        *err = absl::StrJoin(errs, "; ");
+        return Fail::kReserved;
+      }
+      continue;
+    }
+    // Launch it: a real placeholder hostname replaces the trial one.
+    Id host = in_.Intern(absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
+    trial.hostname = host;
+    trial.options = Bits(n_);
+    trial.reqs.Remove(k_.hostname);
+    trial.reqs.Add(InReq(k_.hostname, host), in_);
+    cand.reqs.Remove(k_.hostname);
+    cand.reqs.Add(InReq(k_.hostname, host), in_);
+    int idx = static_cast<int>(claims_.size());
+    claims_.push_back(std::move(trial));
+    claim_order_.push_back(idx);
+    claim_rank_.push_back(static_cast<int>(claim_order_.size()) - 1);
+    // Pessimistic limits: the largest option's capacity.
+    if (pool.has_limits) {
+      ResVec mx;
+      cand.options.ForEach([&](size_t i) {
+        for (int d = 0; d < kMaxDims; ++d)
+          mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
+      });
+      for (int d = 0; d < kMaxDims; ++d)
+        if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
+      ps.limit_dirty = true;
+    }
+    CommitClaim(idx, pod, *v, cand);
+    return Fail::kNone;
+  }
+  *err = absl::StrJoin(errs, "; ");
+  return Fail::kOther;
+}
+
+void Round::Run() {
+  const size_t np = pending_.size();
+  errors_.assign(np, "");
+  placed_claim_.assign(np, -1);
+  placed_existing_.assign(np, -1);
+  std::vector<int> order;
+  for (size_t i = 0; i < np; ++i) {
+    const PodClass& cls = classes_[pending_[i].cls].cls;
+    if (!cls.invalid.empty()) {
+      errors_[i] = cls.invalid;
+      continue;
+    }
+    order.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const ResVec& ra = classes_[pending_[a].cls].cls.requests;
+    const ResVec& rb = classes_[pending_[b].cls].cls.requests;
+    if (ra[kCpu] != rb[kCpu]) return ra[kCpu] > rb[kCpu];
+    if (ra[kMemory] != rb[kMemory]) return ra[kMemory] > rb[kMemory];
+    const auto& ma = pending_[a].pod->metadata();
+    const auto& mb = pending_[b].pod->metadata();
+    if (ma.creation_timestamp() != mb.creation_timestamp())
+      return ma.creation_timestamp() < mb.creation_timestamp();
+    return ma.uid() < mb.uid();
+  });
+  std::deque<int> q(order.begin(), order.end());
+  std::vector<size_t> last_len(np, 0);
+  while (!q.empty()) {
+    int p = q.front();
+    if (last_len[p] == q.size()) break;
+    q.pop_front();
+    std::string err;
+    Fail f = Fail::kOther;
+    for (int level = 0;; ++level) {
+      if (GetView(pending_[p].cls, level) == nullptr) break;
+      f = Add(p, level, &err);
+      if (f != Fail::kOther) break;
+    }
+    if (f == Fail::kNone) {
+      errors_[p].clear();
+    } else {
+      errors_[p] = err;
+      q.push_back(p);
+      last_len[p] = q.size();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+double Round::CheapestPrice(int pool, int type, const Reqs& reqs) const {
+  double best = std::numeric_limits<double>::infinity();
+  const auto& offs = c_.types[type].offerings;
+  for (size_t j = 0; j < offs.size() && j < 64; ++j)
+    if ((c_.pools[pool].offering_mask[type] >> j & 1) &&
+        OfferingCompatible(offs[j], reqs, k_, in_))
+      best = std::min(best, offs[j].price);
+  return best;
+}
+
+std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
+  // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
+  // generateName alphabet.
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  uint64_t h = 1469598103934665603ull;
+  std::string s = absl::StrCat(pool, "/", ordinal);
+  if (salt) absl::StrAppend(&s, "/", salt);
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  std::string out = pool + "-";
+  for (int i = 0; i < 5; ++i) {
+    out.push_back(kAlphabet[h % 27]);
+    h /= 27;
+  }
+  return out;
+}
+
+void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
+                     std::string* fail_reason) {
+  Claim& claim = claims_[ci];
+  const Pool& pool = c_.pools[claim.pool];
+  const PoolState& ps = pools_[claim.pool];
+  Reqs reqs = claim.reqs;
+  reqs.Remove(k_.hostname);
+  if (!claim.reserved.empty()) {
+    reqs.Remove(k_.capacity_type);
+    reqs.Add(InReq(k_.capacity_type, k_.v_reserved), in_);
+    std::vector<Id> ids;
+    for (auto [i, j] : claim.reserved) ids.push_back(c_.types[i].offerings[j].reservation);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    reqs.Add(MakeReq(k_.reservation_id, "In", ids, in_), in_);
+  }
+  // Minimum daemon overhead among groups that still have options.
+  ResVec requests = claim.requests;
+  bool first = true;
+  ResVec min_oh;
+  for (const DaemonGroup& g : ps.groups) {
+    if (!Bits::AnyAnd(g.types, claim.options)) continue;
+    if (first) {
+      min_oh = g.overhead;
+      first = false;
+    } else {
+      for (int d = 0; d < kMaxDims; ++d) min_oh[d] = std::min(min_oh[d], g.overhead[d]);
+    }
+  }
+  requests += min_oh;
+  // Options by cheapest compatible offering (ties: catalog order), truncated.
+  std::vector<std::pair<double, int>> opts;
+  claim.options.ForEach([&](size_t i) {
+    opts.emplace_back(CheapestPrice(claim.pool, static_cast<int>(i), reqs), static_cast<int>(i));
+  });
+  std::stable_sort(opts.begin(), opts.end());
+  if (static_cast<int>(opts.size()) > opt_.max_instance_types)
+    opts.resize(opt_.max_instance_types);
+  Bits kept(n_);
+  for (auto& [price, i] : opts) kept.Set(i);
+  if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
+    Bits ordered = kept;  // MinValuesOk walks in index order; fine for counting
+    std::string e;
+    Reqs copy = reqs;
+    if (!MinValuesOk(ordered, copy, false, &e)) {
+      for (int p : claim.pods) failed->push_back(p);
+      *fail_reason = absl::StrCat(
+          "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues "
+          "requirements, validating minValues, ", e, " (NodePool ", pool.name, ")");
+      return;
+    }
+  }
+  // Instance types and the capacity types their offerings can launch.
+  std::vector<Id> names, cts;
+  for (auto& [price, i] : opts) {
+    names.push_back(c_.types[i].name_id);
+    const auto& offs = c_.types[i].offerings;
+    for (size_t j = 0; j < offs.size() && j < 64; ++j)
+      if ((pool.offering_mask[i] >> j & 1) && OfferingCompatible(offs[j], reqs, k_, in_))
+        cts.push_back(offs[j].capacity_type);
+  }
+  Req it_req = MakeReq(k_.instance_type, "In", names, in_);
+  if (const Req* old = reqs.Get(k_.instance_type)) it_req.min_values = old->min_values;
+  reqs.Remove(k_.instance_type);
+  reqs.Add(it_req, in_);
+  std::sort(cts.begin(), cts.end());
+  cts.erase(std::unique(cts.begin(), cts.end()), cts.end());
+  Req ct_req = MakeReq(k_.capacity_type, "In", cts, in_);
+  if (const Req* old = reqs.Get(k_.capacity_type)) ct_req.min_values = old->min_values;
+  reqs.Remove(k_.capacity_type);
+  reqs.Add(ct_req, in_);
+
+  // Launch: a held reserved offering first, else the cheapest compatible
+  // available offering of a type the requests fit; ties keep catalog order.
+  int best_t = -1, best_o = -1;
+  double best_price = std::numeric_limits<double>::infinity();
+  bool best_reserved = false;
+  for (auto& [price, i] : opts) {
+    ResVec need = requests;
+    (void)need;
+    if (!Fits(requests, c_.types[i].allocatable)) continue;
+    const auto& offs = c_.types[i].offerings;
+    for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+      if (!(pool.offering_mask[i] >> j & 1)) continue;
+      if (!OfferingCompatible(offs[j], reqs, k_, in_)) continue;
+      bool reserved = false;
+      for (auto [ri, rj] : claim.reserved)
+        if (ri == i && rj == static_cast<int>(j)) reserved = true;
+      if (offs[j].capacity_type == k_.v_reserved && !reserved) continue;
+      bool better = best_t < 0 || (reserved && !best_reserved) ||
+                    (reserved == best_reserved && offs[j].price < best_price);
+      if (better) {
+        best_t = i;
+        best_o = static_cast<int>(j);
+        best_price = offs[j].price;
+        best_reserved = reserved;
+      }
+    }
+  }
+  if (best_t < 0 && !opts.empty()) {
+    best_t = opts[0].second;
+    for (size_t j = 0; j < c_.types[best_t].offerings.size(); ++j)
+      if (pool.offering_mask[best_t] >> j & 1) {
+        best_o = static_cast<int>(j);
+        break;
+      }
+  }
+
+  // Render.
+  v1::NodeClaim& nc = *out->mutable_node_claim();
+  nc.set_api_version("karpenter.sh/v1");
+  nc.set_kind("NodeClaim");
+  auto* md = nc.mutable_metadata();
+  out->set_node_pool(pool.name);
+  const auto& tmpl = pool.proto.spec().template_();
+  auto& labels = *md->mutable_labels();
+  for (const auto& [k, v] : tmpl.metadata().labels()) labels[k] = v;
+  labels["karpenter.sh/nodepool"] = pool.name;
+  if (!pool.nodeclass_label_key.empty()) labels[pool.nodeclass_label_key] = pool.nodeclass_name;
+  for (const Req& r : reqs.items()) {
+    const std::string& key = in_.Str(r.key);
+    if (wk_.Contains(r.key) || r.key == k_.hostname || r.key == k_.registered ||
+        r.key == k_.initialized || labels.contains(key))
+      continue;
+    if (absl::StrContains(key, "karpenter.sh/")) continue;
+    Op op = OperatorOf(r);
+    if (op == Op::kDoesNotExist) continue;
+    if (op == Op::kIn) {
+      std::vector<std::string> vals;
+      for (Id v : r.values) vals.push_back(in_.Str(v));
+      labels[key] = *std::min_element(vals.begin(), vals.end());
+    } else {
+      int64_t v = r.has_gte ? std::max<int64_t>(r.gte, 0) : 0;
+      while (Has(r, in_.Intern(absl::StrCat(v)), in_) == false &&
+             (!r.has_lte || v <= r.lte))
+        ++v;
+      labels[key] = absl::StrCat(v);
+    }
+  }
+  auto& ann = *md->mutable_annotations();
+  for (const auto& [k, v] : tmpl.metadata().annotations()) ann[k] = v;
+  ann["karpenter.sh/nodepool-hash"] = pool.hash;
+  ann["karpenter.sh/nodepool-hash-version"] = kNodePoolHashVersion;
+  ann["karpenter.sh/nodeclaim-min-values-relaxed"] = claim.min_values_relaxed ? "true" : "false";
+  auto* owner = md->add_owner_references();
+  owner->set_api_version("karpenter.sh/v1");
+  owner->set_kind("NodePool");
+  owner->set_name(pool.name);
+  owner->set_uid(pool.proto.metadata().uid());
+  owner->set_block_owner_deletion(true);
+  auto* spec = nc.mutable_spec();
+  *spec->mutable_taints() = tmpl.spec().taints();
+  *spec->mutable_startup_taints() = tmpl.spec().startup_taints();
+  *spec->mutable_node_class_ref() = tmpl.spec().node_class_ref();
+  spec->set_expire_after(tmpl.spec().expire_after().empty() ? "720h" : tmpl.spec().expire_after());
+  spec->set_termination_grace_period(tmpl.spec().termination_grace_period());
+  std::vector<std::pair<std::string, const Req*>> sorted_reqs;
+  for (const Req& r : reqs.items()) {
+    if (r.key == k_.hostname || r.key == k_.registered || r.key == k_.initialized) continue;
+    sorted_reqs.emplace_back(in_.Str(r.key), &r);
+  }
+  std::sort(sorted_reqs.begin(), sorted_reqs.end());
+  for (const auto& [key, r] : sorted_reqs) {
+    auto emit = [&](const char* op, std::vector<std::string> vals) {
+      auto* x = spec->add_requirements();
+      x->set_key(key);
+      x->set_operator_(op);
+      std::sort(vals.begin(), vals.end());
+      for (auto& v : vals) x->add_values(v);
+      if (r->min_values > 0) x->set_min_values(r->min_values);
+    };
+    std::vector<std::string> vals;
+    for (Id v : r->values) vals.push_back(in_.Str(v));
+    if (r->has_gte) emit("Gte", {absl::StrCat(r->gte)});
+    if (r->has_lte) emit("Lte", {absl::StrCat(r->lte)});
+    Op op = OperatorOf(*r);
+    if (op == Op::kIn) emit("In", vals);
+    else if (op == Op::kNotIn) emit("NotIn", vals);
+    else if (op == Op::kDoesNotExist) emit("DoesNotExist", {});
+    else if (!r->has_gte && !r->has_lte) emit("Exists", {});
+  }
+  auto& rq = *spec->mutable_resources()->mutable_requests();
+  for (int d = 0; d < dims_.size(); ++d)
+    if (requests[d] != 0) {
+      rq[dims_.Name(d)] = dims_.Format(d, requests[d]);
+      (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
+    }
+  for (auto& [price, i] : opts) out->add_instance_types(c_.types[i].name);
+  if (best_t >= 0 && best_o >= 0) {
+    const Offering& o = c_.types[best_t].offerings[best_o];
+    auto* l = out->mutable_launch();
+    l->set_instance_type(c_.types[best_t].name);
+    l->set_zone(in_.Str(o.zone));
+    l->set_capacity_type(in_.Str(o.capacity_type));
+    l->set_price(o.price);
+    if (o.reservation != kNoId) l->set_reservation_id(in_.Str(o.reservation));
+    auto& la = *out->mutable_launch_allocatable();
+    for (int d = 0; d < dims_.size(); ++d)
+      if (c_.types[best_t].allocatable[d] != 0)
+        la[dims_.Name(d)] = dims_.Format(d, c_.types[best_t].allocatable[d]);
+  }
+  for (int p : claim.pods) out->add_pods(pending_[p].key);
+}
+
+absl::StatusOr<v1::ScheduleResponse> Round::Render() {
+  v1::ScheduleResponse resp;
+  resp.set_library_version(LibraryVersion());
+  resp.set_ignored_pods(ignored_);
+  std::vector<std::string> reasons = errors_;
+  absl::flat_hash_map<std::string, int> per_pool;
+  std::set<std::string> used_names;
+  double cost = 0;
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    v1::NewNodeClaim nnc;
+    std::vector<int> failed;
+    std::string reason;
+    Finalize(static_cast<int>(ci), &nnc, &failed, &reason);
+    if (!failed.empty()) {
+      for (int p : failed) {
+        reasons[p] = reason;
+        placed_claim_[p] = -1;
+      }
+      continue;
+    }
+    const std::string& pool = c_.pools[claims_[ci].pool].name;
+    int ordinal = per_pool[pool]++;
+    std::string name;
+    for (int salt = 0;; ++salt) {
+      name = NodeClaimName(pool, ordinal, salt);
+      if (used_names.insert(name).second) break;
+    }
+    nnc.set_name(name);
+    nnc.mutable_node_claim()->mutable_metadata()->set_name(name);
+    cost += nnc.launch().price();
+    *resp.add_new_node_claims() = std::move(nnc);
+  }
+  for (const Existing& e : existing_) {
+    if (e.pods.empty()) continue;
+    auto* x = resp.add_existing_nodes();
+    x->set_name(e.name);
+    x->set_kind(e.is_claim ? "NodeClaim" : "Node");
+    for (int p : e.pods) x->add_pods(pending_[p].key);
+  }
+  for (size_t p = 0; p < pending_.size(); ++p) {
+    if (placed_claim_[p] >= 0 || placed_existing_[p] >= 0) continue;
+    auto* u = resp.add_unschedulable();
+    u->set_pod(pending_[p].key);
+    u->set_reason(reasons[p].empty() ? "not scheduled" : reasons[p]);
+  }
+  resp.set_cost(cost);
+  return resp;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ScheduleResponse> Solve(const Compiled& snapshot,
+                                           const v1::ScheduleRequest& state) {
+  auto opt = ParseOptions(state.options());
+  if (!opt.ok()) return opt.status();
+  auto round = std::make_unique<Round>(snapshot, state, *opt);
+  if (auto s = round->Setup(); !s.ok()) return s;
+  round->Run();
+  return round->Render();
+}
+
+}  // namespace nodeplan::scheduling

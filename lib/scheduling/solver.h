@@ -1,0 +1,36 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_SOLVER_H_
+#define NODEPLAN_LIB_SCHEDULING_SOLVER_H_
+
+// One scheduling round over a compiled snapshot (Karpenter's Scheduler.Solve).
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "nodeplan/v1/schedule.pb.h"
+#include "scheduling/bits.h"
+#include "scheduling/model.h"
+#include "scheduling/pods.h"
+#include "scheduling/topology.h"
+
+namespace nodeplan::scheduling {
+
+struct Options {
+  bool ignore_preferences = false;
+  bool best_effort_min_values = false;
+  int max_instance_types = 600;
+  bool reserved_capacity = true;
+};
+
+absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
+
+// Runs one round and renders the response.
+absl::StatusOr<v1::ScheduleResponse> Solve(const Compiled& snapshot,
+                                           const v1::ScheduleRequest& state);
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_SOLVER_H_

@@ -1,0 +1,276 @@
+#include "verify/label_domain.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace nodeplan::verify_internal {
+namespace {
+
+std::optional<int64_t> ParseInt(const std::string& s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '-' || s[0] == '+') {
+    negative = s[0] == '-';
+    i = 1;
+    if (s.size() == 1) return std::nullopt;
+  }
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  return negative ? -v : v;
+}
+
+bool IsBoundOp(const std::string& op) {
+  return op == "Gt" || op == "Lt" || op == "Gte" || op == "Lte";
+}
+
+// The inclusive bounds an operator asks for; false for a malformed value.
+bool BoundsOf(const Expr& e, std::optional<int64_t>& lo,
+              std::optional<int64_t>& hi) {
+  if (e.values.size() != 1) return false;
+  const std::optional<int64_t> n = ParseInt(e.values[0]);
+  if (!n) return false;
+  if (e.op == "Gt") lo = *n + 1;
+  if (e.op == "Gte") lo = *n;
+  if (e.op == "Lt") hi = *n - 1;
+  if (e.op == "Lte") hi = *n;
+  return true;
+}
+
+bool InBounds(const std::string& value, std::optional<int64_t> lo,
+              std::optional<int64_t> hi) {
+  if (!lo && !hi) return true;
+  const std::optional<int64_t> n = ParseInt(value);
+  if (!n) return false;
+  return (!lo || *n >= *lo) && (!hi || *n <= *hi);
+}
+
+// Whether a concrete value passes a value test (In/NotIn/bounds).
+bool ValuePasses(const std::string& v, const Expr& e) {
+  if (e.op == "In") {
+    for (const auto& x : e.values) {
+      if (x == v) return true;
+    }
+    return false;
+  }
+  if (e.op == "NotIn") {
+    for (const auto& x : e.values) {
+      if (x == v) return false;
+    }
+    return true;
+  }
+  if (IsBoundOp(e.op)) {
+    std::optional<int64_t> lo, hi;
+    if (!BoundsOf(e, lo, hi)) return false;
+    return InBounds(v, lo, hi);
+  }
+  return true;  // Exists
+}
+
+}  // namespace
+
+Domain Domain::Fixed(const std::string& value) {
+  Domain d;
+  d.values = {value};
+  return d;
+}
+
+Domain Domain::Absent() {
+  Domain d;
+  d.may_be_present = false;
+  d.may_be_absent = true;
+  return d;
+}
+
+Domain Domain::Unknown() {
+  Domain d;
+  d.may_be_absent = true;
+  d.complement = true;
+  return d;
+}
+
+bool Domain::Definitely(const Expr& e) const {
+  if (Empty()) return false;
+  if (e.op == "DoesNotExist") return !may_be_present;
+  if (e.op == "NotIn") {
+    if (!may_be_present) return true;
+    if (!complement) {
+      for (const auto& v : values) {
+        if (!ValuePasses(v, e)) return false;
+      }
+      return true;
+    }
+    for (const auto& x : e.values) {
+      if (values.count(x) == 0 && InBounds(x, gte, lte)) return false;
+    }
+    return true;
+  }
+  // In, Exists and the bound operators all need the label present.
+  if (may_be_absent || !may_be_present) return false;
+  if (e.op == "Exists") return true;
+  if (e.op == "In") {
+    if (complement) return false;
+    for (const auto& v : values) {
+      if (!ValuePasses(v, e)) return false;
+    }
+    return true;
+  }
+  if (IsBoundOp(e.op)) {
+    std::optional<int64_t> lo, hi;
+    if (!BoundsOf(e, lo, hi)) return false;
+    if (!complement) {
+      for (const auto& v : values) {
+        if (!InBounds(v, lo, hi)) return false;
+      }
+      return true;
+    }
+    return (!lo || (gte && *gte >= *lo)) && (!hi || (lte && *lte <= *hi));
+  }
+  return false;  // unknown operator: never satisfied
+}
+
+bool Domain::Possibly(const Expr& e) const {
+  Domain narrowed = *this;
+  narrowed.Narrow(e);
+  return !narrowed.Empty();
+}
+
+void Domain::Narrow(const Expr& e) {
+  if (e.op == "DoesNotExist") {
+    may_be_present = false;
+    values.clear();
+    complement = false;
+    gte.reset();
+    lte.reset();
+    return;
+  }
+  if (e.op == "Exists") {
+    may_be_absent = false;
+    return;
+  }
+  if (e.op == "NotIn") {
+    if (!may_be_present) return;
+    if (complement) {
+      for (const auto& x : e.values) values.insert(x);
+    } else {
+      for (const auto& x : e.values) values.erase(x);
+    }
+  } else if (e.op == "In") {
+    may_be_absent = false;
+    if (complement) {
+      std::set<std::string> kept;
+      for (const auto& x : e.values) {
+        if (values.count(x) == 0 && InBounds(x, gte, lte)) kept.insert(x);
+      }
+      values = std::move(kept);
+      complement = false;
+      gte.reset();
+      lte.reset();
+    } else {
+      std::set<std::string> kept;
+      for (const auto& v : values) {
+        if (ValuePasses(v, e)) kept.insert(v);
+      }
+      values = std::move(kept);
+    }
+  } else if (IsBoundOp(e.op)) {
+    may_be_absent = false;
+    std::optional<int64_t> lo, hi;
+    if (!BoundsOf(e, lo, hi)) {
+      may_be_present = false;
+    } else if (complement) {
+      if (lo && (!gte || *lo > *gte)) gte = lo;
+      if (hi && (!lte || *hi < *lte)) lte = hi;
+      if (gte && lte && *gte > *lte) may_be_present = false;
+    } else {
+      std::set<std::string> kept;
+      for (const auto& v : values) {
+        if (InBounds(v, lo, hi)) kept.insert(v);
+      }
+      values = std::move(kept);
+    }
+  } else {
+    may_be_present = false;  // an operator nobody can satisfy
+    may_be_absent = false;
+  }
+  if (!complement && values.empty()) may_be_present = false;
+}
+
+std::optional<std::set<std::string>> Domain::PresentValues() const {
+  if (!may_be_present) return std::set<std::string>{};
+  if (complement) return std::nullopt;
+  return values;
+}
+
+std::string Domain::ToString() const {
+  if (Empty()) return "nothing";
+  std::string out;
+  if (may_be_present) {
+    if (complement) {
+      out = values.empty() ? "any value"
+                           : absl::StrCat("any value but [",
+                                          absl::StrJoin(values, " "), "]");
+      if (gte) absl::StrAppend(&out, " >=", *gte);
+      if (lte) absl::StrAppend(&out, " <=", *lte);
+    } else {
+      out = absl::StrCat("[", absl::StrJoin(values, " "), "]");
+    }
+  }
+  if (may_be_absent) out += may_be_present ? " or absent" : "absent";
+  return out;
+}
+
+const Domain& Lookup(const LabelSpace& space, const std::string& key) {
+  static const Domain* const kAbsent = new Domain(Domain::Absent());
+  auto it = space.find(key);
+  return it == space.end() ? *kAbsent : it->second;
+}
+
+void NarrowSpace(LabelSpace& space, const Expr& e) {
+  auto it = space.find(e.key);
+  if (it == space.end()) it = space.emplace(e.key, Domain::Unknown()).first;
+  it->second.Narrow(e);
+}
+
+std::string NormalizeKey(const std::string& key) {
+  if (key == "failure-domain.beta.kubernetes.io/zone") {
+    return "topology.kubernetes.io/zone";
+  }
+  if (key == "failure-domain.beta.kubernetes.io/region") {
+    return "topology.kubernetes.io/region";
+  }
+  if (key == "beta.kubernetes.io/arch") return "kubernetes.io/arch";
+  if (key == "beta.kubernetes.io/os") return "kubernetes.io/os";
+  if (key == "beta.kubernetes.io/instance-type") {
+    return "node.kubernetes.io/instance-type";
+  }
+  return key;
+}
+
+bool AllDefinitely(const LabelSpace& space, const std::vector<Expr>& exprs) {
+  for (const Expr& e : exprs) {
+    if (!Lookup(space, e.key).Definitely(e)) return false;
+  }
+  return true;
+}
+
+bool AllPossibly(const LabelSpace& space, const std::vector<Expr>& exprs) {
+  // Expressions on the same key must be possible together.
+  LabelSpace narrowed;
+  for (const Expr& e : exprs) {
+    auto it = narrowed.find(e.key);
+    if (it == narrowed.end()) {
+      it = narrowed.emplace(e.key, Lookup(space, e.key)).first;
+    }
+    it->second.Narrow(e);
+    if (it->second.Empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace nodeplan::verify_internal

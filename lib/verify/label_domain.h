@@ -1,0 +1,68 @@
+#ifndef NODEPLAN_LIB_VERIFY_LABEL_DOMAIN_H_
+#define NODEPLAN_LIB_VERIFY_LABEL_DOMAIN_H_
+
+// What a node's label for one key may turn out to be once the node exists:
+// possibly absent, possibly present with a value from a set (or from the
+// complement of a set, within optional integer bounds). Existing nodes have
+// exact labels; a new NodeClaim narrows labels through its NodePool, its
+// requirements and its instance type, and what is left is what the cloud
+// provider and Karpenter may still choose.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace nodeplan::verify_internal {
+
+// One node-selector expression, with its key already normalized.
+struct Expr {
+  std::string key;
+  std::string op;  // In NotIn Exists DoesNotExist Gt Lt Gte Lte
+  std::vector<std::string> values;
+};
+
+struct Domain {
+  bool may_be_present = true;
+  bool may_be_absent = false;
+  bool complement = false;  // values are excluded, not allowed
+  std::set<std::string> values;
+  std::optional<int64_t> gte, lte;  // only with complement
+
+  static Domain Fixed(const std::string& value);
+  static Domain Absent();
+  // Nothing known: any value, or no label at all.
+  static Domain Unknown();
+
+  bool Empty() const { return !may_be_present && !may_be_absent; }
+  // The node's label satisfies `e` whatever the remaining choices are.
+  bool Definitely(const Expr& e) const;
+  // Some remaining choice satisfies `e`.
+  bool Possibly(const Expr& e) const;
+  // Narrow to the choices that satisfy `e`.
+  void Narrow(const Expr& e);
+  // The finite set of values the label may take when present; nullopt when
+  // infinite (a complement domain).
+  std::optional<std::set<std::string>> PresentValues() const;
+  std::string ToString() const;
+};
+
+using LabelSpace = std::map<std::string, Domain>;
+
+// A missing key means the label is absent.
+const Domain& Lookup(const LabelSpace& space, const std::string& key);
+// Narrows `space[e.key]`, starting from Unknown() for a missing key.
+void NarrowSpace(LabelSpace& space, const Expr& e);
+
+// Karpenter's key aliases (beta labels) mapped to their current names.
+std::string NormalizeKey(const std::string& key);
+
+// Every expression definitely (or possibly) holds.
+bool AllDefinitely(const LabelSpace& space, const std::vector<Expr>& exprs);
+bool AllPossibly(const LabelSpace& space, const std::vector<Expr>& exprs);
+
+}  // namespace nodeplan::verify_internal
+
+#endif  // NODEPLAN_LIB_VERIFY_LABEL_DOMAIN_H_

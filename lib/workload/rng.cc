@@ -1,0 +1,46 @@
+#include <string>
+
+#include "nodeplan/workload.h"
+
+namespace nodeplan::workload {
+
+uint64_t Rng::Next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t Rng::Below(uint64_t n) {
+  // Reject the top partial bucket so every residue is equally likely.
+  const uint64_t limit = UINT64_MAX - (UINT64_MAX % n + 1) % n;
+  uint64_t x;
+  do {
+    x = Next();
+  } while (x > limit);
+  return x % n;
+}
+
+std::string PodKey(const v1::Pod& pod) {
+  const std::string& ns = pod.metadata().namespace_();
+  return (ns.empty() ? std::string("default") : ns) + "/" +
+         pod.metadata().name();
+}
+
+v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index) {
+  v1::Pod pod;
+  pod.set_api_version("v1");
+  pod.set_kind("Pod");
+  const auto& tmpl = deployment.spec().template_();
+  *pod.mutable_metadata()->mutable_labels() = tmpl.metadata().labels();
+  *pod.mutable_metadata()->mutable_annotations() =
+      tmpl.metadata().annotations();
+  pod.mutable_metadata()->set_name(deployment.metadata().name() + "-" +
+                                   std::to_string(index));
+  const std::string& ns = deployment.metadata().namespace_();
+  pod.mutable_metadata()->set_namespace_(ns.empty() ? "default" : ns);
+  *pod.mutable_spec() = tmpl.spec();
+  return pod;
+}
+
+}  // namespace nodeplan::workload

@@ -1,0 +1,385 @@
+// Core provisioning semantics: resources, requirements, taints, NodePools,
+// existing capacity, the NodeClaim object and determinism.
+
+#include "fixtures.h"
+#include "gmock/gmock.h"
+#include "nodeplan/hash.h"
+
+namespace nodeplan::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(Schedule, OnePodLaunchesTheCheapestFittingType) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1500m", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  const auto& c = resp.new_node_claims(0);
+  EXPECT_EQ(c.node_pool(), "default");
+  EXPECT_THAT(c.pods(), ElementsAre("default/a"));
+  // fake-it-0 (1 cpu, minus 100m reserved) cannot hold 1.5 cpu.
+  ASSERT_GT(c.instance_types_size(), 0);
+  EXPECT_EQ(c.instance_types(0), "fake-it-1");
+  EXPECT_EQ(c.launch().instance_type(), "fake-it-1");
+  EXPECT_EQ(c.launch().zone(), "test-zone-1");
+  EXPECT_EQ(c.launch().capacity_type(), "spot");  // first offering on a tie
+  EXPECT_DOUBLE_EQ(resp.cost(), c.launch().price());
+  EXPECT_EQ(c.requests().at("cpu"), "1500m");
+  EXPECT_EQ(c.requests().at("pods"), "1");
+  EXPECT_THAT(c.name(), ::testing::MatchesRegex("default-[bcdfghjklmnpqrstvwxz2456789]{5}"));
+  EXPECT_FALSE(resp.library_version().empty());
+}
+
+TEST(Schedule, NodeClaimObjectIsReadyToApply) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  const auto& nc = resp.new_node_claims(0).node_claim();
+  EXPECT_EQ(nc.api_version(), "karpenter.sh/v1");
+  EXPECT_EQ(nc.kind(), "NodeClaim");
+  EXPECT_EQ(nc.metadata().name(), resp.new_node_claims(0).name());
+  EXPECT_EQ(nc.metadata().labels().at("karpenter.sh/nodepool"), "default");
+  EXPECT_EQ(nc.metadata().labels().at("eks.amazonaws.com/nodeclass"), "default");
+  auto hash = NodePoolHash(r.node_pools(0));
+  ASSERT_TRUE(hash.ok());
+  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodepool-hash"), *hash);
+  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodepool-hash-version"), "v3");
+  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodeclaim-min-values-relaxed"),
+            "false");
+  ASSERT_EQ(nc.metadata().owner_references_size(), 1);
+  EXPECT_EQ(nc.metadata().owner_references(0).kind(), "NodePool");
+  EXPECT_EQ(nc.metadata().owner_references(0).uid(), "uid-default");
+  EXPECT_EQ(nc.spec().node_class_ref().name(), "default");
+  EXPECT_EQ(nc.spec().expire_after(), "720h");
+  const auto* it = FindReq(nc, "node.kubernetes.io/instance-type");
+  ASSERT_NE(it, nullptr);
+  EXPECT_EQ(it->operator_(), "In");
+  EXPECT_EQ(it->values_size(), resp.new_node_claims(0).instance_types_size());
+  const auto* ct = FindReq(nc, "karpenter.sh/capacity-type");
+  ASSERT_NE(ct, nullptr);
+  EXPECT_THAT(ct->values(), ElementsAre("on-demand", "spot"));
+  EXPECT_EQ(FindReq(nc, "kubernetes.io/hostname"), nullptr);
+  EXPECT_EQ(FindReq(nc, "karpenter.sh/registered"), nullptr);
+  EXPECT_EQ(nc.spec().resources().requests().at("cpu"), "1");
+}
+
+TEST(Schedule, PodsPackOntoOneNodeClaimUntilFull) {
+  auto r = Request();
+  for (int i = 0; i < 6; ++i) *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).pods_size(), 6);
+  EXPECT_EQ(resp.new_node_claims(0).launch().instance_type(), "fake-it-6");
+}
+
+TEST(Schedule, TooLargePodGetsKarpentersMessage) {
+  auto r = Request(3);
+  *r.add_pods() = Pod("big", "64", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_THAT(resp.unschedulable(0).reason(),
+              HasSubstr("incompatible with nodepool \"default\", daemonset overhead={}, "
+                        "no instance type has enough resources, requirements="));
+  EXPECT_THAT(resp.unschedulable(0).reason(), HasSubstr("resources={\"cpu\":\"64\""));
+}
+
+TEST(Schedule, NodeSelectorNarrowsZoneAndLaunch) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "topology.kubernetes.io/zone" value: "test-zone-3" } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  const auto& c = resp.new_node_claims(0);
+  EXPECT_EQ(c.launch().zone(), "test-zone-3");
+  EXPECT_EQ(c.launch().capacity_type(), "on-demand");  // no spot in zone 3
+  const auto* ct = FindReq(c.node_claim(), "karpenter.sh/capacity-type");
+  ASSERT_NE(ct, nullptr);
+  EXPECT_THAT(ct->values(), ElementsAre("on-demand"));
+  const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
+  ASSERT_NE(z, nullptr);
+  EXPECT_THAT(z->values(), ElementsAre("test-zone-3"));
+}
+
+// Karpenter's truth table for a custom label the NodePool does not define.
+TEST(Schedule, CustomLabelsMustBeDefinedByTheNodePool) {
+  struct Case {
+    std::string op;
+    bool schedules;
+  } cases[] = {{"In", false}, {"Exists", false}, {"NotIn", true}, {"DoesNotExist", true}};
+  for (const auto& tc : cases) {
+    auto r = Request();
+    std::string values = tc.op == "In" || tc.op == "NotIn" ? R"pb(values: "x")pb" : "";
+    *r.add_pods() = Pod("a", "1", "1Gi", absl::StrCat(
+        R"pb(spec { affinity { node_affinity { required_during_scheduling_ignored_during_execution {
+             node_selector_terms { match_expressions { key: "example.com/team" operator: ")pb",
+        tc.op, "\" ", values, " } } } } } }"));
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.new_node_claims_size(), tc.schedules ? 1 : 0) << tc.op;
+    if (!tc.schedules)
+      EXPECT_THAT(ReasonFor(resp, "default/a"),
+                  HasSubstr("incompatible requirements, label \"example.com/team\" does not have known values"))
+          << tc.op;
+  }
+}
+
+TEST(Schedule, CustomLabelDefinedByTemplateLabels) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(
+      R"pb(spec { template { metadata { labels { key: "example.com/team" value: "blue" } } } })pb"));
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "example.com/team" value: "blue" } })pb");
+  *r.add_pods() = Pod("b", "1", "1Gi", R"pb(spec { node_selector { key: "example.com/team" value: "red" } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).node_claim().metadata().labels().at("example.com/team"), "blue");
+  EXPECT_THAT(ReasonFor(resp, "default/b"),
+              HasSubstr("key example.com/team, example.com/team In [red] not in example.com/team In [blue]"));
+}
+
+TEST(Schedule, RequiredNodeAffinityLaterTermsAreFallbacks) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { affinity { node_affinity {
+      required_during_scheduling_ignored_during_execution {
+        node_selector_terms { match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "nowhere" } }
+        node_selector_terms { match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-2" } }
+      } } } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-2");
+}
+
+TEST(Schedule, PreferredNodeAffinityIsRequiredUntilRelaxed) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { affinity { node_affinity {
+      preferred_during_scheduling_ignored_during_execution { weight: 10 preference {
+        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-3" } } }
+      preferred_during_scheduling_ignored_during_execution { weight: 50 preference {
+        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "nowhere" } } }
+      } } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  // The heaviest (impossible) term is relaxed first; the next one holds.
+  EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-3");
+  r.mutable_options()->set_preference_policy("Ignore");
+  auto ignored = MustSchedule(r);
+  ASSERT_EQ(ignored.new_node_claims_size(), 1);
+  EXPECT_EQ(ignored.new_node_claims(0).launch().zone(), "test-zone-1");
+}
+
+TEST(Schedule, TaintsNeedTolerations) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(
+      R"pb(spec { template { spec { taints { key: "dedicated" value: "gpu" effect: "NoSchedule" } } } })pb"));
+  *r.add_pods() = Pod("plain", "1", "1Gi");
+  *r.add_pods() = Pod("tolerant", "1", "1Gi", R"pb(spec { tolerations { key: "dedicated" operator: "Equal" value: "gpu" effect: "NoSchedule" } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_THAT(resp.new_node_claims(0).pods(), ElementsAre("default/tolerant"));
+  EXPECT_THAT(ReasonFor(resp, "default/plain"), HasSubstr("did not tolerate taint dedicated=gpu:NoSchedule"));
+  const auto& nc = resp.new_node_claims(0).node_claim();
+  ASSERT_EQ(nc.spec().taints_size(), 1);
+}
+
+TEST(Schedule, PreferNoScheduleIsHardUntilRelaxed) {
+  auto r = Request();
+  *r.mutable_node_pools(0) = NodePool("soft", R"pb(spec { weight: 10 template { spec { taints { key: "soft" effect: "PreferNoSchedule" } } } })pb");
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  // A second, untainted NodePool of lower weight wins before relaxation.
+  *r.add_node_pools() = NodePool("plain");
+  auto both = MustSchedule(r);
+  ASSERT_EQ(both.new_node_claims_size(), 1);
+  EXPECT_EQ(both.new_node_claims(0).node_pool(), "plain");
+}
+
+TEST(Schedule, WeightsOrderNodePoolsThenNameDescending) {
+  auto r = Request();
+  r.clear_node_pools();
+  *r.add_node_pools() = NodePool("a");
+  *r.add_node_pools() = NodePool("b");
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  EXPECT_EQ(MustSchedule(r).new_node_claims(0).node_pool(), "b");
+  r.mutable_node_pools(0)->mutable_spec()->set_weight(5);
+  EXPECT_EQ(MustSchedule(r).new_node_claims(0).node_pool(), "a");
+}
+
+TEST(Schedule, StaticNodePoolsAreSkipped) {
+  auto r = Request();
+  r.mutable_node_pools(0)->mutable_spec()->set_replicas(3);
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  EXPECT_EQ(ReasonFor(resp, "default/p"), "no dynamic nodepools found");
+}
+
+TEST(Schedule, LimitsExcludeLargeTypesAndShrinkByLargestOption) {
+  auto r = Request();
+  (*r.mutable_node_pools(0)->mutable_spec()->mutable_limits())["cpu"] = "4";
+  *r.add_pods() = Pod("a", "3", "1Gi");
+  *r.add_pods() = Pod("b", "3", "1Gi", R"pb(spec { affinity { pod_anti_affinity {
+      required_during_scheduling_ignored_during_execution { topology_key: "kubernetes.io/hostname"
+        label_selector { match_labels { key: "app" value: "x" } } } } } } metadata { labels { key: "app" value: "x" } })pb");
+  (*r.mutable_pods(0)->mutable_metadata()->mutable_labels())["app"] = "x";
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  // Options capped at 4 cpu; the second pod then exceeds the remaining limit.
+  for (const auto& t : resp.new_node_claims(0).instance_types())
+    EXPECT_TRUE(t == "fake-it-2" || t == "fake-it-3") << t;
+  ASSERT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_THAT(resp.unschedulable(0).reason(),
+              HasSubstr("all available instance types exceed limits for nodepool"));
+}
+
+TEST(Schedule, MaxInstanceTypesTruncatesByPrice) {
+  auto r = Request();
+  r.mutable_options()->set_max_instance_types(3);
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_THAT(resp.new_node_claims(0).instance_types(),
+              ElementsAre("fake-it-1", "fake-it-2", "fake-it-3"));
+}
+
+TEST(Schedule, DaemonSetOverheadIsAddedAndCanBlock) {
+  auto r = Request();
+  *r.add_daemon_sets() = Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" }
+      spec { template { spec { containers { name: "d" resources {
+        requests { key: "cpu" value: "500m" } requests { key: "memory" value: "128Mi" } } } } } })pb");
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"), "1500m");
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("pods"), "2");
+  EXPECT_EQ(resp.new_node_claims(0).launch().instance_type(), "fake-it-1");
+  // A DaemonSet too large for every type blocks the NodePool.
+  (*r.mutable_daemon_sets(0)->mutable_spec()->mutable_template_()->mutable_spec()
+        ->mutable_containers(0)->mutable_resources()->mutable_requests())["cpu"] = "100";
+  auto blocked = MustSchedule(r);
+  EXPECT_EQ(blocked.new_node_claims_size(), 0);
+  EXPECT_THAT(ReasonFor(blocked, "default/a"),
+              HasSubstr("daemonset overhead={\"cpu\":\"100\",\"memory\":\"128Mi\",\"pods\":\"1\"}"));
+}
+
+TEST(Schedule, InitContainersAndSidecarsAndOverhead) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec {
+      init_containers { name: "init" resources { requests { key: "cpu" value: "3" } } }
+      init_containers { name: "side" restart_policy: "Always" resources { requests { key: "cpu" value: "500m" } } }
+      overhead { key: "cpu" value: "250m" } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  // max(1 + 0.5 sidecar, 3 init) + 0.25 overhead.
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"), "3250m");
+}
+
+v1::Node ExistingNode(const std::string& name, const std::string& cpu, bool initialized) {
+  v1::Node n = Parse<v1::Node>(absl::StrCat(
+      R"pb(metadata { name: ")pb", name, R"pb(" labels { key: "kubernetes.io/hostname" value: ")pb", name,
+      R"pb(" } labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" }
+           labels { key: "karpenter.sh/nodepool" value: "default" } }
+      status { allocatable { key: "cpu" value: ")pb", cpu,
+      R"pb(" } allocatable { key: "memory" value: "16Gi" } allocatable { key: "pods" value: "10" } })pb"));
+  if (initialized) (*n.mutable_metadata()->mutable_labels())["karpenter.sh/initialized"] = "true";
+  return n;
+}
+
+TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
+  auto r = Request();
+  *r.add_nodes() = ExistingNode("b-node", "4", true);
+  *r.add_nodes() = ExistingNode("a-node", "4", false);
+  *r.add_nodes() = ExistingNode("c-node", "4", true);
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  ASSERT_EQ(resp.existing_nodes_size(), 1);
+  EXPECT_EQ(resp.existing_nodes(0).name(), "b-node");
+  EXPECT_EQ(resp.existing_nodes(0).kind(), "Node");
+}
+
+TEST(Schedule, BoundPodsConsumeExistingCapacity) {
+  auto r = Request();
+  *r.add_nodes() = ExistingNode("n1", "2", true);
+  v1::Pod bound = Pod("running", "1500m", "1Gi");
+  bound.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = bound;
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.ignored_pods(), 1);
+}
+
+TEST(Schedule, InFlightNodeClaimsHoldPods) {
+  auto r = Request();
+  *r.add_node_claims() = Parse<v1::NodeClaim>(R"pb(metadata { name: "default-abcde"
+      labels { key: "karpenter.sh/nodepool" value: "default" }
+      labels { key: "node.kubernetes.io/instance-type" value: "fake-it-3" }
+      labels { key: "topology.kubernetes.io/zone" value: "test-zone-2" } })pb");
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.existing_nodes_size(), 1);
+  EXPECT_EQ(resp.existing_nodes(0).name(), "default-abcde");
+  EXPECT_EQ(resp.existing_nodes(0).kind(), "NodeClaim");
+}
+
+TEST(Schedule, HostPortsConflictOnOneNode) {
+  auto r = Request();
+  const char* port = R"pb(spec { containers { name: "c" ports { host_port: 8080 container_port: 80 } } })pb";
+  *r.add_pods() = Pod("a", "1", "1Gi", port);
+  *r.add_pods() = Pod("b", "1", "1Gi", port);
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 2);
+}
+
+TEST(Schedule, InvalidPodsAreReported) {
+  auto r = Request();
+  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "kubernetes.io/hostname" value: "x" } })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_THAT(ReasonFor(resp, "default/a"), HasSubstr("kubernetes.io/hostname is not allowed"));
+}
+
+TEST(Schedule, BadOptionsAreErrors) {
+  auto r = Request();
+  r.mutable_options()->set_preference_policy("Sometimes");
+  EXPECT_FALSE(Schedule(r).ok());
+}
+
+TEST(Schedule, SameRequestSameBytesAndInputOrderDoesNotMatter) {
+  auto r = Request();
+  for (int i = 0; i < 30; ++i) {
+    std::string extra = i % 3 == 0 ? R"pb(metadata { labels { key: "app" value: "s" } }
+        spec { topology_spread_constraints { max_skew: 1 topology_key: "topology.kubernetes.io/zone"
+          when_unsatisfiable: "DoNotSchedule" label_selector { match_labels { key: "app" value: "s" } } } })pb" : "";
+    *r.add_pods() = Pod(absl::StrCat("p", i), absl::StrCat(100 * (i % 4 + 1), "m"), "256Mi", extra);
+  }
+  auto a = MustSchedule(r);
+  auto b = MustSchedule(r);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  v1::ScheduleRequest reversed = r;
+  reversed.clear_pods();
+  for (int i = r.pods_size() - 1; i >= 0; --i) *reversed.add_pods() = r.pods(i);
+  auto c = MustSchedule(reversed);
+  EXPECT_EQ(a.SerializeAsString(), c.SerializeAsString());
+}
+
+TEST(Snapshot, CompileOnceScheduleMany) {
+  auto base = Request();
+  auto snap = Snapshot::Compile(base);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  v1::ScheduleRequest state;
+  *state.add_pods() = Pod("a", "1", "1Gi");
+  auto one = (*snap)->Schedule(state);
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto r = base;
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto direct = Schedule(r);
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(one->SerializeAsString(), direct->SerializeAsString());
+  EXPECT_FALSE((*snap)->Schedule(base).ok());
+  EXPECT_FALSE(Snapshot::Compile(r).ok());
+}
+
+}  // namespace
+}  // namespace nodeplan::testing

@@ -1,0 +1,182 @@
+// Topology spread, pod affinity and anti-affinity (Karpenter's topology
+// suite, reduced to small scenarios).
+
+#include <map>
+
+#include "fixtures.h"
+#include "gmock/gmock.h"
+
+namespace nodeplan::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Spread(const std::string& key, int skew, const std::string& when = "DoNotSchedule",
+                   const std::string& more = "") {
+  return absl::StrCat(R"pb(metadata { labels { key: "app" value: "web" } }
+      spec { topology_spread_constraints { max_skew: )pb", skew,
+                      R"pb( topology_key: ")pb", key, R"pb(" when_unsatisfiable: ")pb", when,
+                      R"pb(" label_selector { match_labels { key: "app" value: "web" } } )pb", more,
+                      " } }");
+}
+
+std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
+  std::map<std::string, int> out;
+  for (const auto& c : r.new_node_claims()) out[c.launch().zone()] += c.pods_size();
+  return out;
+}
+
+TEST(Topology, ZoneSpreadBalancesAcrossZones) {
+  auto r = Request();
+  for (int i = 0; i < 6; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  auto zones = PodsPerZone(resp);
+  EXPECT_EQ(zones["test-zone-1"], 2);
+  EXPECT_EQ(zones["test-zone-2"], 2);
+  EXPECT_EQ(zones["test-zone-3"], 2);
+  for (const auto& c : resp.new_node_claims()) {
+    const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
+    ASSERT_NE(z, nullptr);
+    EXPECT_EQ(z->values_size(), 1);
+  }
+}
+
+TEST(Topology, ZoneSpreadCountsExistingPods) {
+  auto r = Request();
+  v1::Node n = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+      spec { taints { key: "busy" effect: "NoSchedule" } }
+      status { allocatable { key: "cpu" value: "4" } allocatable { key: "memory" value: "4Gi" } allocatable { key: "pods" value: "10" } })pb");
+  *r.add_nodes() = n;
+  for (int i = 0; i < 2; ++i) {
+    v1::Pod bound = Pod(absl::StrCat("old", i), "100m", "100Mi", Spread("topology.kubernetes.io/zone", 1));
+    bound.mutable_spec()->set_node_name("n1");
+    *r.add_pods() = bound;
+  }
+  for (int i = 0; i < 2; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+  auto zones = PodsPerZone(MustSchedule(r));
+  EXPECT_EQ(zones["test-zone-1"], 0);
+  EXPECT_EQ(zones["test-zone-2"], 1);
+  EXPECT_EQ(zones["test-zone-3"], 1);
+}
+
+TEST(Topology, HostnameSpreadOnePodPerNode) {
+  auto r = Request();
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", Spread("kubernetes.io/hostname", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 4);
+}
+
+TEST(Topology, CapacityTypeSpread) {
+  auto r = Request();
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("karpenter.sh/capacity-type", 1));
+  auto resp = MustSchedule(r);
+  std::map<std::string, int> by_ct;
+  for (const auto& c : resp.new_node_claims()) by_ct[c.launch().capacity_type()] += c.pods_size();
+  EXPECT_EQ(by_ct["spot"], 2);
+  EXPECT_EQ(by_ct["on-demand"], 2);
+}
+
+TEST(Topology, UnknownKeyIsUnsatisfiable) {
+  auto r = Request();
+  *r.add_pods() = Pod("p", "1", "1Gi", Spread("example.com/rack", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  EXPECT_THAT(ReasonFor(resp, "default/p"), HasSubstr("unsatisfiable topology constraint for topology spread"));
+}
+
+TEST(Topology, ScheduleAnywayIsRelaxed) {
+  auto r = Request();
+  *r.add_pods() = Pod("p", "1", "1Gi", Spread("example.com/rack", 1, "ScheduleAnyway"));
+  EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
+}
+
+TEST(Topology, MinDomainsForcesSpreadWhenFewerDomainsExist) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      requirements { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-1" values: "test-zone-2" } } } })pb"));
+  for (int i = 0; i < 3; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1, "DoNotSchedule", "min_domains: 3"));
+  auto resp = MustSchedule(r);
+  // Only two zones: with minDomains 3 the global minimum is 0, so each zone
+  // takes at most one pod.
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+}
+
+TEST(Topology, HostnameAntiAffinityOnePodPerNode) {
+  auto r = Request();
+  for (int i = 0; i < 3; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+        spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+          topology_key: "kubernetes.io/hostname" label_selector { match_labels { key: "app" value: "db" } } } } } })pb");
+  EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 3);
+}
+
+TEST(Topology, ZoneAntiAffinityRunsOutOfZones) {
+  auto r = Request();
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+        spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+          topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } })pb");
+  auto resp = MustSchedule(r);
+  // The first NodeClaim's zone is undecided, so it blocks every zone
+  // (Karpenter's "Schrödinger" anti-affinity).
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.unschedulable_size(), 3);
+}
+
+TEST(Topology, InverseAntiAffinityFromExistingPods) {
+  auto r = Request();
+  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "8Gi" } allocatable { key: "pods" value: "10" } })pb");
+  v1::Pod guard = Pod("guard", "100m", "100Mi", R"pb(spec { affinity { pod_anti_affinity {
+      required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
+        label_selector { match_labels { key: "app" value: "web" } } } } } })pb");
+  guard.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = guard;
+  *r.add_pods() = Pod("web", "1", "1Gi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_NE(resp.new_node_claims(0).launch().zone(), "test-zone-1");
+}
+
+TEST(Topology, PodAffinityFollowsTarget) {
+  auto r = Request();
+  *r.add_pods() = Pod("target", "2", "1Gi", R"pb(metadata { labels { key: "app" value: "cache" } }
+      spec { node_selector { key: "topology.kubernetes.io/zone" value: "test-zone-2" } })pb");
+  *r.add_pods() = Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
+      required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
+        label_selector { match_labels { key: "app" value: "cache" } } } } }
+      containers { name: "c" ports { host_port: 9 } } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_TRUE(resp.unschedulable().empty()) << resp.unschedulable(0).reason();
+  for (const auto& c : resp.new_node_claims()) EXPECT_EQ(c.launch().zone(), "test-zone-2");
+}
+
+TEST(Topology, PodAffinityWithoutTargetFails) {
+  auto r = Request();
+  *r.add_pods() = Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
+      required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
+        label_selector { match_labels { key: "app" value: "missing" } } } } } })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_THAT(ReasonFor(resp, "default/follower"), HasSubstr("unsatisfiable topology constraint for pod affinity"));
+}
+
+TEST(Topology, PreferredAntiAffinityIsRelaxed) {
+  auto r = Request();
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+        spec { affinity { pod_anti_affinity { preferred_during_scheduling_ignored_during_execution { weight: 10
+          pod_affinity_term { topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } } })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+}
+
+}  // namespace
+}  // namespace nodeplan::testing

@@ -1,0 +1,74 @@
+#include "verify/amount.h"
+
+#include "gtest/gtest.h"
+#include "verify/label_domain.h"
+
+namespace nodeplan::verify_internal {
+namespace {
+
+TEST(ParseMilliTest, Table) {
+  struct Case {
+    const char* text;
+    int64_t milli;
+  };
+  const Case cases[] = {
+      {"100m", 100},
+      {"1", 1000},
+      {"1.5", 1500},
+      {"0.1", 100},
+      {"2e3", 2000000},
+      {"1k", 1000000},
+      {"1Ki", 1024000},
+      {"1Gi", int64_t{1073741824} * 1000},
+      {"100Mi", int64_t{104857600} * 1000},
+      {"0.5m", 1},  // rounded up like MilliValue()
+      {"+3", 3000},
+      {"-1", -1000},
+      {"1.", 1000},
+      {".5", 500},
+  };
+  for (const Case& c : cases) {
+    auto v = ParseMilli(c.text);
+    ASSERT_TRUE(v.has_value()) << c.text;
+    EXPECT_EQ(static_cast<int64_t>(*v), c.milli) << c.text;
+  }
+  for (const char* bad : {"", "m", "1x", "1Gii", "abc", "1e", ".", "--1"}) {
+    EXPECT_FALSE(ParseMilli(bad).has_value()) << bad;
+  }
+  // Larger than int64 in milli-bytes still works.
+  auto huge = ParseMilli("10000000Gi");
+  ASSERT_TRUE(huge.has_value());
+  EXPECT_EQ(*huge, static_cast<Amount>(10000000) * 1073741824 * 1000);
+}
+
+TEST(DomainTest, DefinitelyAndPossibly) {
+  const Domain fixed = Domain::Fixed("5");
+  EXPECT_TRUE(fixed.Definitely({"k", "In", {"5", "6"}}));
+  EXPECT_TRUE(fixed.Definitely({"k", "Gt", {"4"}}));
+  EXPECT_FALSE(fixed.Definitely({"k", "Gt", {"5"}}));
+  EXPECT_TRUE(fixed.Definitely({"k", "NotIn", {"6"}}));
+  EXPECT_FALSE(fixed.Definitely({"k", "DoesNotExist", {}}));
+  const Domain absent = Domain::Absent();
+  EXPECT_TRUE(absent.Definitely({"k", "DoesNotExist", {}}));
+  EXPECT_TRUE(absent.Definitely({"k", "NotIn", {"x"}}));
+  EXPECT_FALSE(absent.Definitely({"k", "Exists", {}}));
+  Domain unknown = Domain::Unknown();
+  EXPECT_FALSE(unknown.Definitely({"k", "Exists", {}}));
+  EXPECT_TRUE(unknown.Possibly({"k", "In", {"x"}}));
+  unknown.Narrow({"k", "Gte", {"3"}});
+  EXPECT_TRUE(unknown.Definitely({"k", "Gt", {"2"}}));
+  EXPECT_FALSE(unknown.Definitely({"k", "Gt", {"3"}}));
+  unknown.Narrow({"k", "Lt", {"3"}});
+  EXPECT_TRUE(unknown.Empty());
+  Domain set = Domain::Fixed("a");
+  set.values = {"a", "b"};
+  EXPECT_FALSE(set.Definitely({"k", "In", {"a"}}));
+  EXPECT_TRUE(set.Possibly({"k", "In", {"a"}}));
+  set.Narrow({"k", "NotIn", {"b"}});
+  EXPECT_TRUE(set.Definitely({"k", "In", {"a"}}));
+  set.Narrow({"k", "In", {"b"}});
+  EXPECT_TRUE(set.Empty());
+}
+
+}  // namespace
+}  // namespace nodeplan::verify_internal

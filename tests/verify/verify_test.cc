@@ -1,0 +1,607 @@
+#include "nodeplan/verify.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "workload/builders.h"
+
+namespace nodeplan {
+namespace {
+
+using workload::MakePod;
+using workload::MakeTaint;
+using workload::MatchLabels;
+using workload::Requirement;
+
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kHost[] = "kubernetes.io/hostname";
+
+v1::InstanceType Type(const std::string& name, int cpu, int memory_gi,
+                      double price) {
+  v1::InstanceType it;
+  it.set_name(name);
+  (*it.mutable_labels())["node.kubernetes.io/instance-type"] = name;
+  (*it.mutable_labels())["kubernetes.io/arch"] = "amd64";
+  (*it.mutable_labels())["example.com/family"] = name.substr(0, 1);
+  (*it.mutable_capacity())["cpu"] = std::to_string(cpu);
+  (*it.mutable_capacity())["memory"] = std::to_string(memory_gi) + "Gi";
+  (*it.mutable_capacity())["pods"] = std::to_string(5 * cpu);
+  (*it.mutable_overhead()->mutable_kube_reserved())["cpu"] = "100m";
+  (*it.mutable_overhead()->mutable_kube_reserved())["memory"] = "100Mi";
+  for (const char* zone : {"zone-a", "zone-b"}) {
+    auto* o = it.add_offerings();
+    o->set_zone(zone);
+    o->set_capacity_type("on-demand");
+    o->set_price(price);
+  }
+  auto* spot = it.add_offerings();
+  spot->set_zone("zone-a");
+  spot->set_capacity_type("spot");
+  spot->set_price(price / 2);
+  return it;
+}
+
+v1::Pod* FindPod(v1::ScheduleRequest& req, const std::string& name) {
+  for (auto& p : *req.mutable_pods()) {
+    if (p.metadata().name() == name) return &p;
+  }
+  ADD_FAILURE() << "no pod " << name;
+  return req.add_pods();
+}
+
+struct Plan {
+  v1::ScheduleRequest req;
+  v1::ScheduleResponse resp;
+
+  v1::Pod& pod(const std::string& name) { return *FindPod(req, name); }
+  v1::NewNodeClaim& claim() { return *resp.mutable_new_node_claims(0); }
+  v1::NodePool& pool() { return *req.mutable_node_pools(0); }
+  v1::Node& node() { return *req.mutable_nodes(0); }
+  void PinClaim(const std::string& key, const std::string& value) {
+    *claim().mutable_node_claim()->mutable_spec()->add_requirements() =
+        Requirement(key, "In", {value});
+  }
+};
+
+// A small correct plan: web-0 and api-0 on a new "small" NodeClaim, web-1 on
+// the existing node-1 next to the bound cache pod.
+Plan Baseline() {
+  Plan plan;
+  v1::ScheduleRequest& req = plan.req;
+  *req.mutable_catalog()->add_instance_types() = Type("small", 2, 4, 0.1);
+  *req.mutable_catalog()->add_instance_types() = Type("big", 8, 32, 0.4);
+  v1::NodePool* pool = req.add_node_pools();
+  pool->mutable_metadata()->set_name("default");
+  (*pool->mutable_spec()
+        ->mutable_template_()
+        ->mutable_metadata()
+        ->mutable_labels())["team"] = "blue";
+  v1::Node* node = req.add_nodes();
+  node->mutable_metadata()->set_name("node-1");
+  auto& labels = *node->mutable_metadata()->mutable_labels();
+  labels[kZone] = "zone-a";
+  labels[kHost] = "node-1";
+  labels["node.kubernetes.io/instance-type"] = "small";
+  auto& alloc = *node->mutable_status()->mutable_allocatable();
+  alloc["cpu"] = "1900m";
+  alloc["memory"] = "3996Mi";
+  alloc["pods"] = "10";
+  (*node->mutable_status()->mutable_capacity())["cpu"] = "2";
+  v1::Pod bound = MakePod("bound-1", "default", "500m", "512Mi");
+  bound.mutable_spec()->set_node_name("node-1");
+  (*bound.mutable_metadata()->mutable_labels())["app"] = "cache";
+  *req.add_pods() = bound;
+  for (const char* name : {"web-0", "web-1"}) {
+    v1::Pod pod = MakePod(name, "default", "500m", "1Gi");
+    (*pod.mutable_metadata()->mutable_labels())["app"] = "web";
+    *req.add_pods() = pod;
+  }
+  v1::Pod api = MakePod("api-0", "default", "1", "1Gi");
+  (*api.mutable_metadata()->mutable_labels())["app"] = "api";
+  *req.add_pods() = api;
+
+  v1::NewNodeClaim* claim = plan.resp.add_new_node_claims();
+  claim->set_name("default-abc");
+  claim->set_node_pool("default");
+  claim->add_instance_types("small");
+  claim->add_instance_types("big");
+  claim->mutable_launch()->set_instance_type("small");
+  claim->mutable_launch()->set_zone("zone-a");
+  claim->mutable_launch()->set_capacity_type("spot");
+  claim->mutable_launch()->set_price(0.05);
+  claim->add_pods("default/web-0");
+  claim->add_pods("default/api-0");
+  v1::ExistingNodePlacement* existing = plan.resp.add_existing_nodes();
+  existing->set_name("node-1");
+  existing->set_kind("Node");
+  existing->add_pods("default/web-1");
+  return plan;
+}
+
+v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
+  v1::PodAffinityTerm term;
+  *term.mutable_label_selector() = MatchLabels({{"app", app}});
+  term.set_topology_key(key);
+  return term;
+}
+
+void AddSpread(v1::Pod& pod, const std::string& key) {
+  auto* c = pod.mutable_spec()->add_topology_spread_constraints();
+  c->set_max_skew(1);
+  c->set_topology_key(key);
+  c->set_when_unsatisfiable("DoNotSchedule");
+  *c->mutable_label_selector() = MatchLabels({{"app", "web"}});
+}
+
+void AddHostPort(v1::PodSpec& spec, int port) {
+  auto* p = spec.mutable_containers(0)->add_ports();
+  p->set_host_port(port);
+  p->set_container_port(port);
+}
+
+v1::DaemonSet* AddDaemon(Plan& plan, const std::string& cpu) {
+  v1::DaemonSet* ds = plan.req.add_daemon_sets();
+  ds->mutable_metadata()->set_name("agent");
+  ds->mutable_metadata()->set_namespace_("kube-system");
+  auto* c =
+      ds->mutable_spec()->mutable_template_()->mutable_spec()->add_containers();
+  c->set_name("agent");
+  (*c->mutable_resources()->mutable_requests())["cpu"] = cpu;
+  return ds;
+}
+
+struct Case {
+  std::string name;
+  std::function<void(Plan&)> mutate;
+  std::string rule;  // empty: the plan must pass
+};
+
+std::vector<Case> Cases() {
+  return {
+      {"baseline", [](Plan&) {}, ""},
+      {"missing pod", [](Plan& p) { p.claim().mutable_pods()->RemoveLast(); },
+       "coverage"},
+      {"pod twice",
+       [](Plan& p) {
+         auto* u = p.resp.add_unschedulable();
+         u->set_pod("default/web-1");
+         u->set_reason("x");
+       },
+       "coverage"},
+      {"unknown pod", [](Plan& p) { p.claim().add_pods("default/ghost"); },
+       "coverage"},
+      {"bound pod placed",
+       [](Plan& p) { p.claim().add_pods("default/bound-1"); }, "coverage"},
+      {"daemonset-owned pod is not pending",
+       [](Plan& p) {
+         v1::Pod ds_pod = MakePod("agent-x", "kube-system", "10m", "");
+         ds_pod.mutable_metadata()->add_owner_references()->set_kind(
+             "DaemonSet");
+         *p.req.add_pods() = ds_pod;
+       },
+       ""},
+      {"unschedulable without reason",
+       [](Plan& p) {
+         p.claim().mutable_pods()->RemoveLast();
+         p.resp.add_unschedulable()->set_pod("default/api-0");
+       },
+       "reason"},
+      {"deployment replicas listed",
+       [](Plan& p) {
+         auto* d = p.req.add_deployments();
+         d->mutable_metadata()->set_name("dep");
+         d->mutable_spec()->set_replicas(2);
+         d->mutable_spec()
+             ->mutable_template_()
+             ->mutable_spec()
+             ->add_containers();
+         for (const char* n : {"default/dep-0", "default/dep-1"}) {
+           auto* u = p.resp.add_unschedulable();
+           u->set_pod(n);
+           u->set_reason("no capacity");
+         }
+       },
+       ""},
+      {"deployment replica missing",
+       [](Plan& p) {
+         auto* d = p.req.add_deployments();
+         d->mutable_metadata()->set_name("dep");
+         d->mutable_spec()
+             ->mutable_template_()
+             ->mutable_spec()
+             ->add_containers();
+       },
+       "coverage"},
+      {"unknown NodePool", [](Plan& p) { p.claim().set_node_pool("nope"); },
+       "node"},
+      {"unknown instance type",
+       [](Plan& p) { p.claim().add_instance_types("huge"); }, "node"},
+      {"unknown existing node",
+       [](Plan& p) { p.resp.mutable_existing_nodes(0)->set_name("node-9"); },
+       "node"},
+      {"option contradicts NodePool requirements",
+       [](Plan& p) {
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_requirements() =
+             Requirement("example.com/family", "In", {"s"});
+       },
+       "instance-type"},
+      {"option contradicts NodeClaim requirements",
+       [](Plan& p) { p.PinClaim("node.kubernetes.io/instance-type", "small"); },
+       "instance-type"},
+      {"option has no allowed offering",
+       [](Plan& p) { p.PinClaim(kZone, "zone-c"); }, "instance-type"},
+      {"launch type not an option",
+       [](Plan& p) {
+         p.claim().mutable_instance_types()->RemoveLast();
+         p.claim().mutable_launch()->set_instance_type("big");
+         p.claim().mutable_launch()->set_price(0.2);
+       },
+       "launch"},
+      {"launch offering missing",
+       [](Plan& p) { p.claim().mutable_launch()->set_zone("zone-b"); },
+       "launch"},
+      {"launch price wrong",
+       [](Plan& p) { p.claim().mutable_launch()->set_price(0.07); }, "launch"},
+      {"launch offering unavailable",
+       [](Plan& p) {
+         auto* u = p.req.add_unavailable_offerings();
+         u->set_instance_type("small");
+         u->set_zone("zone-a");
+         u->set_capacity_type("spot");
+       },
+       "launch"},
+      {"launch outside NodeClaim zone",
+       [](Plan& p) { p.PinClaim(kZone, "zone-b"); }, "launch"},
+      {"new NodeClaim over allocatable",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["cpu"] = "1500m";
+       },
+       "resources"},
+      {"DaemonSet overhead counts", [](Plan& p) { AddDaemon(p, "500m"); },
+       "resources"},
+      {"DaemonSet that cannot run there does not count",
+       [](Plan& p) {
+         (*AddDaemon(p, "500m")
+               ->mutable_spec()
+               ->mutable_template_()
+               ->mutable_spec()
+               ->mutable_node_selector())["kubernetes.io/arch"] = "arm64";
+       },
+       ""},
+      {"DaemonSet that does not tolerate the NodePool taint does not count",
+       [](Plan& p) {
+         AddDaemon(p, "500m");
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_taints() = MakeTaint("dedicated", "x", "NoSchedule");
+         for (const char* n : {"web-0", "api-0"}) {
+           auto* t = p.pod(n).mutable_spec()->add_tolerations();
+           t->set_key("dedicated");
+           t->set_operator_("Exists");
+         }
+       },
+       ""},
+      {"existing node over allocatable",
+       [](Plan& p) {
+         (*p.pod("web-1")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["cpu"] = "1500m";
+       },
+       "resources"},
+      {"nodeSelector on an undecided zone",
+       [](Plan& p) {
+         (*p.pod("web-0").mutable_spec()->mutable_node_selector())[kZone] =
+             "zone-a";
+       },
+       "node-selector"},
+      {"nodeSelector met through NodeClaim requirements",
+       [](Plan& p) {
+         (*p.pod("web-0").mutable_spec()->mutable_node_selector())[kZone] =
+             "zone-a";
+         p.PinClaim(kZone, "zone-a");
+       },
+       ""},
+      {"nodeSelector on a NodePool label",
+       [](Plan& p) {
+         (*p.pod("web-0").mutable_spec()->mutable_node_selector())["team"] =
+             "blue";
+       },
+       ""},
+      {"nodeSelector on a label nobody sets",
+       [](Plan& p) {
+         (*p.pod("web-0").mutable_spec()->mutable_node_selector())["tier"] =
+             "gold";
+       },
+       "node-selector"},
+      {"required node affinity, second term satisfied",
+       [](Plan& p) {
+         auto* required =
+             p.pod("api-0")
+                 .mutable_spec()
+                 ->mutable_affinity()
+                 ->mutable_node_affinity()
+                 ->mutable_required_during_scheduling_ignored_during_execution();
+         *required->add_node_selector_terms()->add_match_expressions() =
+             Requirement("example.com/family", "In", {"x"});
+         *required->add_node_selector_terms()->add_match_expressions() =
+             Requirement("example.com/family", "NotIn", {"x"});
+       },
+       ""},
+      {"required node affinity DoesNotExist on present label",
+       [](Plan& p) {
+         *p.pod("api-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_node_affinity()
+              ->mutable_required_during_scheduling_ignored_during_execution()
+              ->add_node_selector_terms()
+              ->add_match_expressions() = Requirement("team", "DoesNotExist");
+       },
+       "node-selector"},
+      {"nodeSelector unmet on existing node",
+       [](Plan& p) {
+         (*p.pod("web-1").mutable_spec()->mutable_node_selector())[kZone] =
+             "zone-b";
+       },
+       "node-selector"},
+      {"NodePool taint not tolerated",
+       [](Plan& p) {
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_taints() = MakeTaint("dedicated", "x", "NoSchedule");
+       },
+       "taints"},
+      {"NodePool taint tolerated",
+       [](Plan& p) {
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_taints() = MakeTaint("dedicated", "x", "NoSchedule");
+         for (const char* n : {"web-0", "api-0"}) {
+           auto* t = p.pod(n).mutable_spec()->add_tolerations();
+           t->set_key("dedicated");
+           t->set_value("x");
+           t->set_effect("NoSchedule");
+         }
+       },
+       ""},
+      {"PreferNoSchedule and startup taints are not hard",
+       [](Plan& p) {
+         auto* spec =
+             p.pool().mutable_spec()->mutable_template_()->mutable_spec();
+         *spec->add_taints() = MakeTaint("soft", "", "PreferNoSchedule");
+         *spec->add_startup_taints() = MakeTaint("boot", "", "NoSchedule");
+       },
+       ""},
+      {"existing node taint not tolerated",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "true", "NoExecute");
+       },
+       "taints"},
+      {"zone spread broken",
+       [](Plan& p) {
+         AddSpread(p.pod("web-0"), kZone);
+         AddSpread(p.pod("web-1"), kZone);
+         p.PinClaim(kZone, "zone-a");
+       },
+       "topology-spread"},
+      {"zone spread kept",
+       [](Plan& p) {
+         AddSpread(p.pod("web-0"), kZone);
+         AddSpread(p.pod("web-1"), kZone);
+         p.PinClaim(kZone, "zone-b");
+         p.claim().mutable_launch()->set_zone("zone-b");
+         p.claim().mutable_launch()->set_capacity_type("on-demand");
+         p.claim().mutable_launch()->set_price(0.1);
+       },
+       ""},
+      {"hostname spread broken",
+       [](Plan& p) {
+         (*p.pod("api-0").mutable_metadata()->mutable_labels())["app"] = "web";
+         AddSpread(p.pod("web-0"), kHost);
+         AddSpread(p.pod("api-0"), kHost);
+       },
+       "topology-spread"},
+      {"pod affinity unmet",
+       [](Plan& p) {
+         *p.pod("api-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("cache", kZone);
+         p.PinClaim(kZone, "zone-b");
+         p.claim().mutable_launch()->set_zone("zone-b");
+         p.claim().mutable_launch()->set_capacity_type("on-demand");
+         p.claim().mutable_launch()->set_price(0.1);
+       },
+       "pod-affinity"},
+      {"pod affinity met",
+       [](Plan& p) {
+         *p.pod("api-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("cache", kZone);
+         p.PinClaim(kZone, "zone-a");
+       },
+       ""},
+      {"pod affinity on an undecided zone",
+       [](Plan& p) {
+         *p.pod("api-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("cache", kZone);
+       },
+       "pod-affinity"},
+      {"anti-affinity broken on a new NodeClaim",
+       [](Plan& p) {
+         *p.pod("web-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("web", kHost);
+         p.resp.mutable_existing_nodes()->Clear();
+         p.claim().add_pods("default/web-1");
+       },
+       "pod-anti-affinity"},
+      {"inverse anti-affinity of a bound pod",
+       [](Plan& p) {
+         *p.pod("bound-1")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("web", kHost);
+       },
+       "pod-anti-affinity"},
+      {"anti-affinity against an undecided zone",
+       [](Plan& p) {
+         *p.pod("bound-1")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("api", kZone);
+       },
+       "pod-anti-affinity"},
+      {"anti-affinity kept by pinning the zone",
+       [](Plan& p) {
+         *p.pod("bound-1")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("api", kZone);
+         p.PinClaim(kZone, "zone-b");
+         p.claim().mutable_launch()->set_zone("zone-b");
+         p.claim().mutable_launch()->set_capacity_type("on-demand");
+         p.claim().mutable_launch()->set_price(0.1);
+       },
+       ""},
+      {"host ports collide",
+       [](Plan& p) {
+         AddHostPort(*p.pod("web-0").mutable_spec(), 8080);
+         AddHostPort(*p.pod("api-0").mutable_spec(), 8080);
+       },
+       "host-ports"},
+      {"host ports on different nodes",
+       [](Plan& p) {
+         AddHostPort(*p.pod("web-0").mutable_spec(), 8080);
+         AddHostPort(*p.pod("web-1").mutable_spec(), 8080);
+       },
+       ""},
+      {"DaemonSet host port collides",
+       [](Plan& p) {
+         AddHostPort(*AddDaemon(p, "10m")
+                          ->mutable_spec()
+                          ->mutable_template_()
+                          ->mutable_spec(),
+                     8080);
+         AddHostPort(*p.pod("web-0").mutable_spec(), 8080);
+       },
+       "host-ports"},
+      {"NodePool limits within",
+       [](Plan& p) {
+         (*p.pool().mutable_spec()->mutable_limits())["cpu"] = "4";
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/nodepool"] = "default";
+       },
+       ""},
+      {"NodePool limits exceeded",
+       [](Plan& p) {
+         (*p.pool().mutable_spec()->mutable_limits())["cpu"] = "3";
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/nodepool"] = "default";
+       },
+       "limits"},
+      {"malformed quantity",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["cpu"] = "12x";
+       },
+       "input"},
+  };
+}
+
+class VerifyCaseTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(VerifyCaseTest, FindsExactlyTheBrokenRule) {
+  Plan plan = Baseline();
+  GetParam().mutate(plan);
+  const std::vector<Violation> violations = Verify(plan.req, plan.resp);
+  std::string all;
+  for (const auto& v : violations) all += FormatViolation(v) + "\n";
+  if (GetParam().rule.empty()) {
+    EXPECT_TRUE(violations.empty()) << all;
+    return;
+  }
+  bool found = false;
+  for (const auto& v : violations) found |= v.rule == GetParam().rule;
+  EXPECT_TRUE(found) << "expected rule " << GetParam().rule << ", got:\n"
+                     << all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, VerifyCaseTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string name;
+                           for (char c : info.param.name) {
+                             name += std::isalnum(static_cast<unsigned char>(c))
+                                         ? c
+                                         : '_';
+                           }
+                           return name;
+                         });
+
+TEST(VerifyTest, ViolationNamesPodAndRule) {
+  Plan plan = Baseline();
+  (*plan.pod("web-0").mutable_spec()->mutable_node_selector())["tier"] = "gold";
+  const auto violations = Verify(plan.req, plan.resp);
+  ASSERT_EQ(violations.size(), 1u);
+  EXPECT_EQ(violations[0].rule, "node-selector");
+  EXPECT_EQ(violations[0].subject, "pod default/web-0");
+  EXPECT_NE(violations[0].message.find("tier In [gold]"), std::string::npos)
+      << violations[0].message;
+}
+
+TEST(VerifyTest, Deterministic) {
+  Plan plan = Baseline();
+  plan.claim().mutable_pods()->Clear();
+  plan.claim().add_pods("default/ghost");
+  const auto a = Verify(plan.req, plan.resp);
+  const auto b = Verify(plan.req, plan.resp);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(FormatViolation(a[i]), FormatViolation(b[i]));
+  }
+}
+
+}  // namespace
+}  // namespace nodeplan
