@@ -7,28 +7,30 @@
 #   benchmarks/karpenter/run.sh smoke      # the CI-sized subset
 #
 # Environment: N (random clusters, default 1000), REPS (Karpenter runs per
-# cluster, default 8), BENCH (benchmark regexp, default all shapes).
+# cluster, default 8), BENCH (benchmark regexp, default all shapes), PRESET
+# (CMake preset of libnodeplan, default release; speed figures need release).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mode=${1:-full}
+preset=${PRESET:-release}
 out=$here/out
 mkdir -p "$out"
 
-# libnodeplan.so and nodeplan.pc in build/release (the bindings' CMake part,
+# libnodeplan.so and nodeplan.pc in build/$preset (the bindings' CMake part,
 # which needs a Python venv, is not required here).
 # GCC 12 at -O2 reports a false maybe-uninitialized in absl::InlinedVector
 # moves (lib/requirements/resources.cc); keep it a warning in this build.
-cmake --preset release -DNODEPLAN_BUILD_BINDINGS=OFF \
+cmake --preset "$preset" -DNODEPLAN_BUILD_BINDINGS=OFF \
   "-DCMAKE_CXX_FLAGS=-Wno-error=maybe-uninitialized" -S "$root" >/dev/null
-cmake --build "$root/build/release" -j2 --target nodeplan_c
+cmake --build "$root/build/$preset" -j2 --target nodeplan_c
 # bindings/go/nodeplanv1 (generated, gitignored), as bindings/CMakeLists.txt
 # generates it.
 gen=$(go env GOPATH)/bin/protoc-gen-go
 [ -x "$gen" ] || go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.11
 (cd "$root/proto" && protoc -I . --plugin=protoc-gen-go="$gen" --go_out="$root/bindings/go" \
   --go_opt=module=github.com/nodeplan/nodeplan/bindings/go nodeplan/v1/*.proto)
-export PKG_CONFIG_PATH=$root/build/release/capi/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export PKG_CONFIG_PATH=$root/build/$preset/capi/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export CGO_ENABLED=1
 
 cd "$here"

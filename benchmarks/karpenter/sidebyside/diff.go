@@ -101,7 +101,10 @@ type Config struct {
 	Reps      int
 	CasesDir  string // where minimized disagreements go; empty: not saved
 	Minimize  bool
-	Random    workload.RandomConfig
+	// At most this many disagreements are minimized and saved (0: no cap);
+	// the rest are listed.
+	MaxSaved int
+	Random   workload.RandomConfig
 }
 
 // Summary of a differential run.
@@ -186,7 +189,7 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 		fmt.Fprintf(log, "seed %d: %d/%d pods agree, NodeClaims %d vs %d%s%s\n", seed, v.Result.PodsAgree, v.Result.Pods,
 			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, " (Karpenter nondeterministic)", ""),
 			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""))
-		if cfg.CasesDir == "" || v.NodeplanE != nil {
+		if cfg.CasesDir == "" || v.NodeplanE != nil || (cfg.MaxSaved > 0 && len(s.Saved) >= cfg.MaxSaved) {
 			continue
 		}
 		m := w

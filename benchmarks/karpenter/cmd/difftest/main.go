@@ -24,6 +24,7 @@ func main() {
 	reps := flag.Int("reps", 8, "Karpenter runs per cluster (exposes its nondeterminism)")
 	cases := flag.String("cases", "cases", "directory for minimized disagreements (empty: do not save)")
 	minimize := flag.Bool("minimize", true, "minimize disagreements before saving")
+	maxSaved := flag.Int("max-saved", 40, "minimize and save at most this many disagreements (0: all)")
 	against := flag.String("against", "nodeplan", "nodeplan, or karpenter (Karpenter against itself)")
 	dir := flag.String("w", "", "judge one workload directory and print the differences")
 	flag.Parse()
@@ -61,7 +62,7 @@ func main() {
 	}
 	start := time.Now()
 	s, err := sidebyside.Run(sidebyside.Config{N: *n, SeedStart: *seed, Reps: *reps, CasesDir: *cases, Minimize: *minimize,
-		Random: workload.DefaultRandomConfig}, other, os.Stdout)
+		MaxSaved: *maxSaved, Random: workload.DefaultRandomConfig}, other, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
