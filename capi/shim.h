@@ -40,7 +40,8 @@ absl::Status CheckOutputs(const Outputs& out);
 absl::Status ParseRequest(const void* data, size_t len,
                           google::protobuf::MessageLite& message);
 
-// Serializes `message` into a malloc'd buffer (never NULL, even when empty)
+// Serializes `message` deterministically (map entries in key order) into a
+// malloc'd buffer (never NULL, even when empty)
 // and stores it in the outputs; returns the code to hand back (0 or
 // RESOURCE_EXHAUSTED when the buffer cannot be allocated or the message
 // exceeds protobuf's 2 GiB limit).

@@ -3,6 +3,7 @@
 #include "nodeplan/schedule.h"
 
 #include "absl/strings/str_cat.h"
+#include "nodeplan/catalog.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
 
@@ -27,15 +28,27 @@ class CompiledSnapshot : public Snapshot {
   scheduling::Compiled c_;
 };
 
+// An explicit catalog wins; otherwise the embedded AWS catalog, built for
+// the NodeClass of the first NodePool (its subnets' zones; per-NodePool zone
+// restrictions are applied again at compile time from each NodeClass).
 absl::StatusOr<v1::ScheduleRequest> ResolveCatalog(
     const v1::ScheduleRequest& base) {
   if (base.catalog().instance_types_size() > 0) return base;
   if (!base.catalog_ref().empty() && base.catalog_ref() != "aws")
     return absl::InvalidArgumentError(absl::StrCat(
         "catalogRef: \"", base.catalog_ref(), "\" is not a known catalog (aws)"));
-  return absl::UnimplementedError(
-      "catalogRef: the embedded AWS catalog is not linked into this build; "
-      "pass catalog explicitly");
+  const v1::NodeClass* node_class = nullptr;
+  if (base.node_pools_size() > 0) {
+    const std::string& name =
+        base.node_pools(0).spec().template_().spec().node_class_ref().name();
+    for (const auto& nc : base.node_classes())
+      if (nc.metadata().name() == name) node_class = &nc;
+  }
+  auto catalog = AwsCatalog(node_class);
+  if (!catalog.ok()) return catalog.status();
+  v1::ScheduleRequest out = base;
+  *out.mutable_catalog() = std::move(*catalog);
+  return out;
 }
 
 }  // namespace

@@ -104,15 +104,62 @@ static void test_op(const struct op* op) {
   }
 }
 
+/* A LoadManifestsRequest holding `text` in field 1 (wire type 2). */
+static size_t load_request(const char* text, unsigned char* out, size_t cap) {
+  size_t len = strlen(text), n = 0, v = len;
+  out[n++] = 0x0a;
+  do {
+    unsigned char b = (unsigned char)(v & 0x7f);
+    v >>= 7;
+    out[n++] = (unsigned char)(b | (v ? 0x80 : 0));
+  } while (v);
+  if (n + len > cap) return 0;
+  memcpy(out + n, text, len);
+  return n + len;
+}
+
+static void test_load_manifests_answers(void) {
+  unsigned char req[256];
+  size_t len = load_request(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: b}\n", req,
+      sizeof req);
+  void* resp = poison_text;
+  size_t resp_len = SIZE_MAX;
+  char* error = poison_text;
+  CHECK(nodeplan_load_manifests(req, len, &resp, &resp_len, &error) ==
+        NODEPLAN_OK);
+  /* ManifestSet.pods (field 6) holds the one Pod. */
+  CHECK(resp != NULL && resp_len > 2 && ((unsigned char*)resp)[0] == 0x32);
+  CHECK(error == NULL);
+  if (resp != (void*)poison_text) nodeplan_free(resp);
+
+  /* Malformed YAML is INVALID_ARGUMENT with a message, never a crash. */
+  len = load_request("kind: Pod\nmetadata: [unclosed\n", req, sizeof req);
+  resp = poison_text;
+  resp_len = SIZE_MAX;
+  error = poison_text;
+  CHECK(nodeplan_load_manifests(req, len, &resp, &resp_len, &error) ==
+        NODEPLAN_INVALID_ARGUMENT);
+  CHECK(resp == NULL && resp_len == 0);
+  CHECK(error != NULL && error != poison_text && strlen(error) > 0);
+  if (error != poison_text) nodeplan_free(error);
+}
+
 int main(void) {
   size_t i;
+  static unsigned char load_req[128];
+  const size_t load_len = load_request(
+      "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": "
+      "{\"name\": \"n\"}}",
+      load_req, sizeof load_req);
   const struct op ops[] = {
-      {NULL, NULL, NULL, 0, 0}, /* Placeholder so the array is never empty. */
+      {"nodeplan_load_manifests", nodeplan_load_manifests, load_req, load_len,
+       1},
+      {"nodeplan_validate", nodeplan_validate, NULL, 0, 1},
   };
   test_versions();
-  for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) {
-    if (ops[i].fn != NULL) test_op(&ops[i]);
-  }
+  for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) test_op(&ops[i]);
+  test_load_manifests_answers();
   if (failures != 0) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -13,6 +13,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/c_api.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -57,6 +59,31 @@ TEST(CallTest, SuccessOverwritesEveryOutput) {
   ASSERT_TRUE(
       parsed.ParseFromArray(p.response, static_cast<int>(p.response_len)));
   EXPECT_EQ(parsed.SerializeAsString(), SampleResponse().SerializeAsString());
+}
+
+TEST(CallTest, MapsSerializeInKeyOrder) {
+  // Two equal messages whose maps were filled in opposite orders give the
+  // same bytes, and those are protobuf's deterministic serialization.
+  v1::NewNodeClaim forward, backward;
+  for (int i = 0; i < 64; ++i) {
+    (*forward.mutable_requests())["r" + std::to_string(i)] = "1";
+    (*backward.mutable_requests())["r" + std::to_string(63 - i)] = "1";
+  }
+  std::string deterministic;
+  {
+    google::protobuf::io::StringOutputStream stream(&deterministic);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    forward.SerializeToCodedStream(&coded);
+  }
+  for (const v1::NewNodeClaim* m : {&forward, &backward}) {
+    Poisoned p;
+    ASSERT_EQ(
+        Call(p.outputs(), [&] { return absl::StatusOr<v1::NewNodeClaim>(*m); }),
+        NODEPLAN_OK);
+    EXPECT_EQ(std::string(static_cast<const char*>(p.response), p.response_len),
+              deterministic);
+  }
 }
 
 TEST(CallTest, EmptyResponseIsANonNullBuffer) {

@@ -41,6 +41,7 @@ TEST(MinValues, SatisfiedKeepsFloor) {
 
 TEST(Reserved, ReservedOfferingFirstAndCapacityTracked) {
   auto r = Request(4);
+  r.mutable_node_pools(0)->mutable_spec()->mutable_template_()->mutable_spec()->clear_requirements();
   r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "karpenter.sh/capacity-type" operator: "In" values: "reserved" } } } })pb"));
   auto* o = r.mutable_catalog()->mutable_instance_types(3)->add_offerings();

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "nodeplan/schedule.h"
@@ -108,6 +110,17 @@ inline v1::ScheduleResponse MustSchedule(const v1::ScheduleRequest& r) {
   for (const auto& u : resp->unschedulable()) seen.insert(u.pod());
   for (const auto& p : seen) EXPECT_EQ(seen.count(p), 1u) << p;
   return *resp;
+}
+
+// Deterministic bytes (map entries sorted), as callers must serialize.
+inline std::string Bytes(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream s(&out);
+  google::protobuf::io::CodedOutputStream c(&s);
+  c.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&c);
+  c.Trim();
+  return out;
 }
 
 inline std::string ReasonFor(const v1::ScheduleResponse& r, const std::string& pod) {

@@ -117,10 +117,11 @@ TEST(Schedule, CustomLabelsMustBeDefinedByTheNodePool) {
         tc.op, "\" ", values, " } } } } } }"));
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), tc.schedules ? 1 : 0) << tc.op;
-    if (!tc.schedules)
+    if (!tc.schedules) {
       EXPECT_THAT(ReasonFor(resp, "default/a"),
                   HasSubstr("incompatible requirements, label \"example.com/team\" does not have known values"))
           << tc.op;
+    }
   }
 }
 
@@ -356,12 +357,12 @@ TEST(Schedule, SameRequestSameBytesAndInputOrderDoesNotMatter) {
   }
   auto a = MustSchedule(r);
   auto b = MustSchedule(r);
-  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_EQ(Bytes(a), Bytes(b));
   v1::ScheduleRequest reversed = r;
   reversed.clear_pods();
   for (int i = r.pods_size() - 1; i >= 0; --i) *reversed.add_pods() = r.pods(i);
   auto c = MustSchedule(reversed);
-  EXPECT_EQ(a.SerializeAsString(), c.SerializeAsString());
+  EXPECT_EQ(Bytes(a), Bytes(c));
 }
 
 TEST(Snapshot, CompileOnceScheduleMany) {
@@ -376,7 +377,7 @@ TEST(Snapshot, CompileOnceScheduleMany) {
   *r.add_pods() = Pod("a", "1", "1Gi");
   auto direct = Schedule(r);
   ASSERT_TRUE(direct.ok());
-  EXPECT_EQ(one->SerializeAsString(), direct->SerializeAsString());
+  EXPECT_EQ(Bytes(*one), Bytes(*direct));
   EXPECT_FALSE((*snap)->Schedule(base).ok());
   EXPECT_FALSE(Snapshot::Compile(r).ok());
 }
