@@ -11,6 +11,25 @@
 
 namespace nodeplan {
 
+// Semantics follow Karpenter's provisioning scheduler (karpenter.sh/v1,
+// pkg/controllers/provisioning/scheduling). Where Karpenter is
+// nondeterministic, nodeplan fixes a rule:
+//  - pending pods: CPU desc, memory desc, creation time, uid, then input order;
+//  - in-flight NodeClaims of this round: pod count ascending, then creation;
+//  - spread ties: the domain whose value sorts first; affinity bootstrap:
+//    the first domain in byte order;
+//  - preferred terms of equal weight: declaration order;
+//  - instance-type options of equal price, and launch offerings of equal
+//    price: catalog order (a held reserved offering always launches first);
+//  - custom requirement labels without one value: the smallest allowed value
+//    (In) or the smallest allowed integer >= 0 (Exists, NotIn, Gt, ...).
+// NodeClaim names: "<nodepool>-" + 5 characters (alphabet
+// bcdfghjklmnpqrstvwxz2456789) of FNV-1a 64 over "<nodepool>/<n>", n being
+// the NodeClaim's ordinal within its NodePool in this plan (a salt is added
+// on the rare collision). Responses contain proto maps: serialize them
+// deterministically (SetSerializationDeterministic, or JSON) so that the same
+// request bytes give the same response bytes.
+
 // One call: compiles the request and schedules it. A pod that fits nowhere is
 // an answer (ScheduleResponse.unschedulable), not an error; errors are bad
 // input only, with the object and field path named.

@@ -105,16 +105,23 @@ class Loader {
         return Error(tape, 0, static_cast<uint32_t>(items), document, -1,
                      "expected a sequence of objects");
       }
+      // The API server's typed lists (PodList) leave apiVersion and kind off
+      // their items: they are the list's own, without "List".
+      const absl::string_view item_api = ScalarAt(tape, 0, "apiVersion");
+      const absl::string_view item_kind = kind == "List"
+                                              ? absl::string_view()
+                                              : kind.substr(0, kind.size() - 4);
+      item_kind_ = item_kind;
       int index = 0;
       for (uint32_t e = static_cast<uint32_t>(items) + 1; e < list.end;
            e = tape.Skip(e), ++index) {
         if (IsNull(tape.nodes[e])) continue;
-        absl::Status st = Object(tape, e, document, index);
+        absl::Status st = Object(tape, e, document, index, item_api, item_kind);
         if (!st.ok()) return st;
       }
       return absl::OkStatus();
     }
-    return Object(tape, 0, document, -1);
+    return Object(tape, 0, document, -1, "", "");
   }
 
  private:
@@ -125,14 +132,18 @@ class Loader {
   }
 
   // "Pod default/web-0", "NodePool general-purpose", or just the kind.
-  static std::string ObjectName(const Tape& tape, uint32_t root) {
-    std::string out(ScalarAt(tape, root, "kind"));
+  // "Pod default/web-0", "NodePool general-purpose", "object x" (no kind),
+  // or just the kind.
+  static std::string ObjectName(const Tape& tape, uint32_t root,
+                                absl::string_view kind) {
+    std::string out = kind.empty() ? "object" : std::string(kind);
     const int64_t md = FindKey(tape, root, "metadata");
-    if (md < 0) return out;
-    absl::string_view name = ScalarAt(tape, md, "name");
-    absl::string_view ns = ScalarAt(tape, md, "namespace");
-    if (name.empty()) return out;
-    if (!out.empty()) out += ' ';
+    absl::string_view name =
+        md < 0 ? absl::string_view() : ScalarAt(tape, md, "name");
+    absl::string_view ns =
+        md < 0 ? absl::string_view() : ScalarAt(tape, md, "namespace");
+    if (name.empty()) return kind.empty() ? "" : out;
+    out += ' ';
     if (!ns.empty()) absl::StrAppend(&out, ns, "/");
     absl::StrAppend(&out, name);
     return out;
@@ -141,7 +152,9 @@ class Loader {
   std::string Prefix(const Tape& tape, uint32_t root, int document,
                      int item) const {
     std::string out = Where(document, item);
-    std::string name = ObjectName(tape, root);
+    absl::string_view kind = ScalarAt(tape, root, "kind");
+    if (kind.empty() && item >= 0) kind = item_kind_;
+    std::string name = ObjectName(tape, root, kind);
     if (!name.empty()) absl::StrAppend(&out, ": ", name);
     return out;
   }
@@ -156,13 +169,21 @@ class Loader {
                      ", column ", n.column, ")"));
   }
 
-  absl::Status Object(const Tape& tape, uint32_t root, int document, int item) {
+  // `default_api`/`default_kind` apply when the object names no kind.
+  absl::Status Object(const Tape& tape, uint32_t root, int document, int item,
+                      absl::string_view default_api,
+                      absl::string_view default_kind) {
     if (tape.nodes[root].type != NodeType::kMapStart) {
       return Error(tape, root, root, document, item,
                    "expected an object (a mapping)");
     }
     absl::string_view api_version = ScalarAt(tape, root, "apiVersion");
     absl::string_view kind = ScalarAt(tape, root, "kind");
+    const bool inferred = kind.empty() && !default_kind.empty();
+    if (inferred) {
+      api_version = default_api;
+      kind = default_kind;
+    }
     const Target* target = FindTarget(api_version, kind);
     if (target == nullptr && kind.empty() &&
         (api_version.empty() || api_version == kCatalogApiVersion) &&
@@ -192,6 +213,13 @@ class Loader {
       return Error(tape, root, builder.error().node, document, item,
                    builder.error().message);
     }
+    if (inferred) {
+      const auto* d = object->GetDescriptor();
+      const auto* r = object->GetReflection();
+      r->SetString(object, d->FindFieldByName("api_version"),
+                   std::string(api_version));
+      r->SetString(object, d->FindFieldByName("kind"), std::string(kind));
+    }
     for (const Problem& p : builder.findings()) {
       v1::Finding* f = set_->add_findings();
       f->set_object(
@@ -205,11 +233,14 @@ class Loader {
   }
 
   absl::string_view Source() const {
-    return options_.source_name().empty() ? "<input>" : options_.source_name();
+    if (options_.source_name().empty()) return "<input>";
+    return options_.source_name();
   }
 
   const v1::LoadOptions& options_;
   v1::ManifestSet* set_;
+  // The kind items of the current typed list inherit (for names).
+  absl::string_view item_kind_;
 };
 
 bool LooksLikeJson(absl::string_view text) {

@@ -114,6 +114,13 @@ struct View {
   std::vector<Toleration> tols;
   std::vector<int> groups;   // owned groups
   std::vector<int> inverse;  // owned inverse groups
+  // Whether an instance-type filter failure can never turn into success for
+  // this view (no owned spread or affinity group can widen later).
+  bool monotone_filter = true;
+  // NodeClaims this view can never join again (a monotone failure: taints,
+  // conflicting requirements, anti-affinity, resources, host ports). Pods of
+  // one class share it, so identical pods skip known dead ends.
+  mutable std::vector<char> dead;
 };
 
 struct ClassState {
@@ -212,11 +219,11 @@ class Round {
                    bool relax_min, Candidate* out, std::string* err);
   const Bits& KeyCompat(const Req& r);
   Bits OfferCompat(int pool, const Reqs& reqs);
-  void CommitClaim(int ci, int pod, const View& v, Candidate& cand);
-  void Reposition(int ci);
+  void CommitClaim(int ci, int pod, const View& v, Candidate& cand, bool is_new);
+  void Reposition(int ci, bool is_new);
   const Bits& LimitOk(int pool);
   bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                   std::string* err) const;
+                   std::string* err, bool* relaxed = nullptr) const;
 
   // Rendering.
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
@@ -246,7 +253,8 @@ class Round {
 
   std::vector<Claim> claims_;
   std::vector<int> claim_order_;
-  std::vector<int> claim_rank_;
+  bool last_monotone_ = false;
+  bool last_group_anti_ = false;
 
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
@@ -282,6 +290,13 @@ absl::Status Round::Setup() {
   for (const auto& p : c_.pools)
     for (const auto& t : p.taints)
       if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
+  // Capacity per reservation: the smallest among offerings carrying it.
+  for (const auto& t : c_.types)
+    for (const auto& o : t.offerings)
+      if (o.reservation != kNoId) {
+        auto& r = reservations_[o.reservation];
+        r.capacity = std::min(r.capacity, o.reservation_capacity);
+      }
   if (auto s = CompilePods(); !s.ok()) return s;
   if (auto s = CompileDaemons(); !s.ok()) return s;
   if (auto s = CompileExisting(); !s.ok()) return s;
@@ -888,6 +903,8 @@ const View* Round::GetView(int ci, int level) {
   for (const auto& t : cls.req_anti)
     v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(), cls.ns_id,
                                   &t, nullptr, cls, true));
+  for (int g : v->groups)
+    if (groups_[g].type != GroupType::kAntiAffinity) v->monotone_filter = false;
   std::sort(v->groups.begin(), v->groups.end());
   v->groups.erase(std::unique(v->groups.begin(), v->groups.end()), v->groups.end());
   std::sort(v->inverse.begin(), v->inverse.end());
@@ -1036,7 +1053,8 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     const Req* nd = node_reqs.Get(g.key);
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
     if (!d.complement && d.values.empty()) {
-      *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
+      last_group_anti_ = g.type == GroupType::kAntiAffinity;
+      if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
     out->Add(d, in_);
@@ -1148,7 +1166,7 @@ Bits Round::OfferCompat(int pool, const Reqs& reqs) {
 }
 
 bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
-                        std::string* err) const {
+                        std::string* err, bool* relaxed) const {
   std::vector<std::pair<Id, int32_t>> floors;
   for (const Req& r : reqs.items())
     if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
@@ -1171,7 +1189,10 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
     int32_t got = static_cast<int32_t>(seen[f].size());
     if (got >= floors[f].second) continue;
     short_keys.push_back(in_.Str(floors[f].first));
-    if (relax) reqs.GetMutable(floors[f].first)->min_values = got;
+    if (relax) {
+      reqs.GetMutable(floors[f].first)->min_values = got;
+      if (relaxed) *relaxed = true;
+    }
   }
   std::sort(short_keys.begin(), short_keys.end());
   if (err)
@@ -1242,16 +1263,15 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
   std::string min_err;
   bool min_failed = false;
   if (remaining.Any() && reqs.HasMinValues()) {
-    if (!MinValuesOk(remaining, reqs, relax_min, &min_err)) {
+    if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
+                     &out->min_values_relaxed))
       min_failed = true;
-    } else if (relax_min && !min_err.empty()) {
-      out->min_values_relaxed = true;
-    }
   }
   if (remaining.Any() && !min_failed) {
     out->options = std::move(remaining);
     return Fail::kNone;
   }
+  if (err == nullptr) return Fail::kOther;
   // Karpenter's InstanceTypeFilterError.
   std::string rs;
   if (!tracked) {
@@ -1306,9 +1326,15 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
 Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                         bool relax_min, Candidate* out, std::string* err) {
   const Pool& pool = c_.pools[claim.pool];
-  if (!Tolerates(pool.taints, v.tols, err)) return Fail::kOther;
+  if (!Tolerates(pool.taints, v.tols, err)) {
+    last_monotone_ = true;
+    return Fail::kOther;
+  }
   if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
-    *err = absl::StrCat("incompatible requirements, ", *err);
+    // Conflicting values stay conflicting as requirements only narrow; an
+    // undefined key may become defined by a later pod.
+    last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
+    if (err) *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }
   Reqs base = claim.reqs;
@@ -1320,18 +1346,24 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     Reqs reqs = base;
     if (!alt.empty()) {
       if (!Compatible(reqs, alt, &wk_, in_, err)) {
-        *err = absl::StrCat("incompatible volume requirements, ", *err);
+        if (err) *err = absl::StrCat("incompatible volume requirements, ", *err);
         continue;
       }
       reqs.AddAll(alt, in_);
     }
     Reqs topo;
-    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) continue;
+    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+      last_monotone_ = alts.size() == 1 && last_group_anti_;
+      continue;
+    }
     if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
     reqs.AddAll(topo, in_);
     Candidate cand;
     last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
-    if (last != Fail::kNone) continue;
+    if (last != Fail::kNone) {
+      last_monotone_ = alts.size() == 1 && v.monotone_filter;
+      continue;
+    }
     // Reserved offerings (Strict mode, as provisioning uses).
     if (opt_.reserved_capacity) {
       bool compatible_reserved = false;
@@ -1350,11 +1382,11 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
         }
       });
       if (compatible_reserved && cand.reserve.empty()) {
-        *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
+        if (err) *err = "one or more instance types with compatible reserved offerings are available, but could not be reserved";
         return Fail::kReserved;
       }
       if (!claim.reserved.empty() && cand.reserve.empty()) {
-        *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
+        if (err) *err = "satisfying updated nodeclaim constraints would remove all compatible reserved offering options";
         return Fail::kReserved;
       }
     }
@@ -1365,21 +1397,33 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   return last;
 }
 
-void Round::Reposition(int ci) {
-  // claim_order_ is sorted by (pod count, creation index).
-  int pos = claim_rank_[ci];
-  auto key = [&](int c) { return std::make_pair(claims_[c].pods.size(), c); };
-  while (pos + 1 < static_cast<int>(claim_order_.size()) &&
-         key(claim_order_[pos + 1]) < key(ci)) {
-    claim_order_[pos] = claim_order_[pos + 1];
-    claim_rank_[claim_order_[pos]] = pos;
-    ++pos;
+void Round::Reposition(int ci, bool is_new) {
+  // claim_order_ is sorted by (pod count, creation index); the claim just
+  // gained one pod.
+  auto key = [&](int c, size_t count) { return std::make_pair(count, c); };
+  auto less = [&](int a, const std::pair<size_t, int>& k) {
+    return key(a, claims_[a].pods.size()) < k;
+  };
+  const size_t now = claims_[ci].pods.size();
+  if (is_new) {
+    auto pos = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                                key(ci, now), less);
+    claim_order_.insert(pos, ci);
+    return;
   }
-  claim_order_[pos] = ci;
-  claim_rank_[ci] = pos;
+  // Find it by its old key: everything before it still compares by count.
+  auto old_less = [&](int a, const std::pair<size_t, int>& k) {
+    size_t cnt = a == ci ? now - 1 : claims_[a].pods.size();
+    return key(a, cnt) < k;
+  };
+  auto from = std::lower_bound(claim_order_.begin(), claim_order_.end(),
+                               key(ci, now - 1), old_less);
+  auto to = std::lower_bound(from + 1, claim_order_.end(), key(ci, now), less);
+  std::rotate(from, from + 1, to);
 }
 
-void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
+void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                        bool is_new) {
   Claim& claim = claims_[ci];
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
@@ -1404,7 +1448,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand) {
   }
   claim.reserved = std::move(cand.reserve);
   placed_claim_[pod] = ci;
-  Reposition(ci);
+  Reposition(ci, is_new);
 }
 
 Fail Round::Add(int pod, int level, std::string* err) {
@@ -1422,13 +1466,16 @@ Fail Round::Add(int pod, int level, std::string* err) {
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }
-  std::string scratch;
+  if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   for (int c : claim_order_) {
+    if (v->dead[c]) continue;
     Candidate cand;
-    if (CanAddClaim(claims_[c], cls, *v, false, &cand, &scratch) == Fail::kNone) {
-      CommitClaim(c, pod, *v, cand);
+    last_monotone_ = false;
+    if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) == Fail::kNone) {
+      CommitClaim(c, pod, *v, cand, false);
       return Fail::kNone;
     }
+    if (last_monotone_) v->dead[c] = 1;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
@@ -1485,8 +1532,6 @@ Fail Round::Add(int pod, int level, std::string* err) {
     cand.reqs.Add(InReq(k_.hostname, host), in_);
     int idx = static_cast<int>(claims_.size());
     claims_.push_back(std::move(trial));
-    claim_order_.push_back(idx);
-    claim_rank_.push_back(static_cast<int>(claim_order_.size()) - 1);
     // Pessimistic limits: the largest option's capacity.
     if (pool.has_limits) {
       ResVec mx;
@@ -1498,7 +1543,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
         if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }
-    CommitClaim(idx, pod, *v, cand);
+    CommitClaim(idx, pod, *v, cand, true);
     return Fail::kNone;
   }
   *err = absl::StrJoin(errs, "; ");
