@@ -78,3 +78,38 @@ func BenchmarkSideBySide(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNodeplan times nodeplan's schedule call alone on the same
+// workloads (for quick iterations on nodeplan; the ratio needs
+// BenchmarkSideBySide).
+func BenchmarkNodeplan(b *testing.B) {
+	for _, c := range sidebyside.BenchCases() {
+		b.Run(c.Name, func(b *testing.B) {
+			w := c.Make()
+			req, err := nodeplanside.Request(w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reqBytes, err := nodeplanside.Marshal(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pods := len(sidebyside.Pending(w))
+			b.ResetTimer()
+			t := sidebyside.Start()
+			unsched := 0
+			for i := 0; i < b.N; i++ {
+				resp, err := nodeplanside.ScheduleBytes(reqBytes)
+				if err != nil {
+					b.Fatal(err)
+				}
+				unsched = len(resp.Unschedulable)
+			}
+			wall, cpu := t.Stop()
+			perSec, perCPU := sidebyside.Rates(pods, b.N, wall, cpu)
+			b.ReportMetric(perSec, "pods/s")
+			b.ReportMetric(perCPU, "pods/cpu-s")
+			b.ReportMetric(float64(unsched), "unschedulable")
+		})
+	}
+}
