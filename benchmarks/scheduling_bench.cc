@@ -5,6 +5,7 @@
 // schedules the pods from scratch.
 
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
@@ -55,6 +56,12 @@ void Run(benchmark::State& st, const ScheduleRequest& full) {
   st.counters["pods"] = state.pods_size();
   st.counters["nodes"] = nodes;
   st.counters["unschedulable"] = unschedulable;
+  // Peak resident set of the whole process so far (getrusage ru_maxrss, KiB
+  // on Linux): run one benchmark per process (--benchmark_filter) for a
+  // figure that belongs to that benchmark alone.
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  st.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   st.counters["pods/sec"] = benchmark::Counter(
       static_cast<double>(state.pods_size()) * st.iterations(), benchmark::Counter::kIsRate);
 }
@@ -75,5 +82,10 @@ void BM_IgnorePreferences(benchmark::State& st) {
   Run(st, nodeplan::workload::PreferenceBenchmark(4000, false));
 }
 BENCHMARK(BM_IgnorePreferences)->Unit(benchmark::kMillisecond);
+
+void BM_SeedNodePoolAws(benchmark::State& st) {
+  Run(st, nodeplan::workload::SeedNodePoolWorkload(static_cast<int>(st.range(0))));
+}
+BENCHMARK(BM_SeedNodePoolAws)->Arg(3000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -17,7 +17,10 @@
 //                  request.deployments (named as nodeplan/workload.h says).
 //   reason         an unschedulable pod carries a non-empty reason.
 //   node           a placement names a NodePool, instance type, Node or
-//                  NodeClaim that the request does not hold.
+//                  NodeClaim that the request does not hold. Instance types
+//                  come from request.catalog, else (catalog_ref "aws" or
+//                  empty) from the embedded AWS catalog (nodeplan/catalog.h
+//                  AwsCatalog) for each NodePool's NodeClass.
 //   instance-type  a NodeClaim's instance-type option contradicts its
 //                  NodePool's or its own requirements (node_claim.spec.
 //                  requirements, which must carry the narrowing the pods
@@ -45,6 +48,9 @@
 //                  constraint, existing(d) + selected owners(d) -
 //                  min over eligible domains <= maxSkew (min 0 for
 //                  hostname or when fewer than minDomains domains exist).
+//                  Selected pods that do not own the constraint are counted
+//                  in the minimum but not assumed to precede an owner, so a
+//                  plan that piles non-owners into one domain can pass.
 //   pod-affinity   a required affinity term has no matching pod in the
 //                  pod's domain (a self-matching pod may start a domain when
 //                  no bound pod matches elsewhere).

@@ -221,15 +221,13 @@ ResourceVector CombineContainerRequests(
   ResourceVector init_max;
   for (size_t i = 0; i < init_containers.size(); ++i) {
     const bool sidecar = i < init_is_sidecar.size() && init_is_sidecar[i];
-    ResourceVector footprint;
     if (sidecar) {
       sum.Add(init_containers[i]);
       sidecars.Add(init_containers[i]);
-      footprint = sidecars;
+      init_max = MaxResources(init_max, sidecars);
     } else {
-      footprint = Merge(init_containers[i], sidecars);
+      init_max = MaxResources(init_max, Merge(init_containers[i], sidecars));
     }
-    init_max = MaxResources(init_max, footprint);
   }
   return MaxResources(sum, init_max);
 }

@@ -101,6 +101,9 @@ struct Claim {
   std::vector<HostPort> ports;
   std::vector<std::pair<int, int>> reserved;  // (type, offering)
   bool min_values_relaxed = false;
+  // Per-resource maximum allocatable over the options: requests beyond it
+  // cannot fit any option (a cheap first check).
+  ResVec max_alloc;
 };
 
 struct RelaxState {
@@ -121,6 +124,8 @@ struct View {
   // conflicting requirements, anti-affinity, resources, host ports). Pods of
   // one class share it, so identical pods skip known dead ends.
   mutable std::vector<char> dead;
+  // Per NodePool: 0 unknown, 1 tolerates its taints, 2 does not.
+  mutable std::vector<char> tolerates_pool;
 };
 
 struct ClassState {
@@ -205,9 +210,12 @@ class Round {
 
   // Placement.
   Fail Add(int pod, int level, std::string* err);
+  // `extra`, when given, is intersected into node_reqs key by key (so a
+  // NodeClaim can be checked before its requirements are copied and merged).
   bool AddTopology(const PodClass& cls, const View& v,
                    const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                   const WellKnown* allow, Reqs* out, std::string* err);
+                   const WellKnown* allow, Reqs* out, std::string* err,
+                   const Reqs* extra = nullptr);
   void Record(const PodClass& cls, const View& v,
               const std::vector<v1::Taint>& taints, const Reqs& reqs,
               const WellKnown* allow);
@@ -228,7 +236,6 @@ class Round {
   // Rendering.
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
                 std::string* fail_reason);
-  double CheapestPrice(int pool, int type, const Reqs& reqs) const;
 
   const Compiled& c_;
   const v1::ScheduleRequest& req_;
@@ -264,6 +271,13 @@ class Round {
 
   absl::flat_hash_map<std::string, Bits> key_compat_;
   absl::flat_hash_map<std::string, Bits> offer_compat_;
+  // Per (NodePool, zone/capacity-type/reservation requirements): each
+  // type's cheapest compatible offering price and compatible offering mask.
+  struct PriceEntry {
+    std::vector<double> price;
+    std::vector<uint64_t> offers;
+  };
+  absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
 
   // Reservations: id -> (capacity, holders).
@@ -274,6 +288,7 @@ class Round {
   absl::flat_hash_map<Id, Reservation> reservations_;
 
   std::vector<std::string> errors_;
+  std::vector<int> name_order_;
   std::vector<int> placed_claim_;     // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
@@ -1045,12 +1060,20 @@ void Round::CountDomains(TopologyGroup& g) {
 
 bool Round::AddTopology(const PodClass& cls, const View& v,
                         const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                        const WellKnown* allow, Reqs* out, std::string* err) {
+                        const WellKnown* allow, Reqs* out, std::string* err,
+                        const Reqs* extra) {
   auto one = [&](const TopologyGroup& g) {
     Req exists;
     exists.key = g.key;
     const Req* pd = v.strict.Get(g.key);
     const Req* nd = node_reqs.Get(g.key);
+    Req merged;
+    if (extra != nullptr) {
+      if (const Req* e = extra->Get(g.key)) {
+        merged = nd ? Intersect(*nd, *e, in_) : *e;
+        nd = &merged;
+      }
+    }
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_);
     if (!d.complement && d.values.empty()) {
       last_group_anti_ = g.type == GroupType::kAntiAffinity;
@@ -1337,13 +1360,22 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     if (err) *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }
+  // Topology first, on the requirements as they would merge, before paying
+  // for the copy: most NodeClaims a pod cannot join fail here.
+  Reqs early_topo;
+  const bool early = cls.volume_alts.empty();
+  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                            err, &v.reqs)) {
+    last_monotone_ = last_group_anti_;
+    return Fail::kOther;
+  }
   Reqs base = claim.reqs;
   base.AddAll(v.reqs, in_);
   static const std::vector<Reqs> kNone = {Reqs()};
   const std::vector<Reqs>& alts = cls.volume_alts.empty() ? kNone : cls.volume_alts;
   Fail last = Fail::kOther;
   for (const Reqs& alt : alts) {
-    Reqs reqs = base;
+    Reqs reqs = alts.size() == 1 ? std::move(base) : base;
     if (!alt.empty()) {
       if (!Compatible(reqs, alt, &wk_, in_, err)) {
         if (err) *err = absl::StrCat("incompatible volume requirements, ", *err);
@@ -1352,7 +1384,9 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
       reqs.AddAll(alt, in_);
     }
     Reqs topo;
-    if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+    if (early) {
+      topo = std::move(early_topo);
+    } else if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
       last_monotone_ = alts.size() == 1 && last_group_anti_;
       continue;
     }
@@ -1429,6 +1463,12 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   claim.pods.push_back(pod);
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
+  claim.max_alloc = ResVec();
+  const int dims = dims_.size();
+  claim.options.ForEach([&](size_t i) {
+    for (int d = 0; d < dims; ++d)
+      claim.max_alloc[d] = std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
+  });
   claim.reqs = std::move(cand.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
@@ -1467,8 +1507,16 @@ Fail Round::Add(int pod, int level, std::string* err) {
     return Fail::kNone;
   }
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
+  if (v->tolerates_pool.size() < c_.pools.size()) v->tolerates_pool.resize(c_.pools.size(), 0);
   for (int c : claim_order_) {
     if (v->dead[c]) continue;
+    const Claim& claim = claims_[c];
+    char& tol = v->tolerates_pool[claim.pool];
+    if (tol == 0) tol = Tolerates(c_.pools[claim.pool].taints, v->tols, nullptr) ? 1 : 2;
+    if (tol == 2 || !Fits(claim.requests + cls.requests, claim.max_alloc)) {
+      v->dead[c] = 1;
+      continue;
+    }
     Candidate cand;
     last_monotone_ = false;
     if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) == Fail::kNone) {
@@ -1481,7 +1529,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
   for (const auto& ps : pools_)
     if (!ps.dropped) any_pool = true;
   if (!any_pool) {
-    *err = c_.pools.empty() && !c_.static_pools.empty()
+    if (err)
+      *err = c_.pools.empty() && !c_.static_pools.empty()
                ? "no dynamic nodepools found"
                : "nodepool requirements filtered out all available instance types";
     return Fail::kOther;
@@ -1491,7 +1540,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
     PoolState& ps = pools_[p];
     if (ps.dropped) continue;
     const Pool& pool = c_.pools[p];
-    std::string prefix = absl::StrCat("incompatible with nodepool \"", pool.name,
+    // Explanations are built only when asked for (see Run).
+    std::string prefix =
+        err == nullptr ? std::string()
+                       : absl::StrCat("incompatible with nodepool \"", pool.name,
                                       "\", daemonset overhead=",
                                       dims_.String(ps.template_overhead), ", ");
     if (pool.has_limits && nodes_dim_ >= 0 && (pool.limit_mask & (1u << nodes_dim_)) &&
@@ -1513,11 +1565,12 @@ Fail Round::Add(int pod, int level, std::string* err) {
     trial.options = std::move(cand_types);
     Candidate cand;
     std::string e;
-    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand, &e);
+    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand,
+                         err ? &e : nullptr);
     if (f != Fail::kNone) {
-      errs.push_back(prefix + e);
+      if (err) errs.push_back(prefix + e);
       if (f == Fail::kReserved) {
-        *err = absl::StrJoin(errs, "; ");
+        if (err) *err = absl::StrJoin(errs, "; ");
         return Fail::kReserved;
       }
       continue;
@@ -1546,7 +1599,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     CommitClaim(idx, pod, *v, cand, true);
     return Fail::kNone;
   }
-  *err = absl::StrJoin(errs, "; ");
+  if (err) *err = absl::StrJoin(errs, "; ");
   return Fail::kOther;
 }
 
@@ -1577,39 +1630,39 @@ void Round::Run() {
   });
   std::deque<int> q(order.begin(), order.end());
   std::vector<size_t> last_len(np, 0);
+  std::vector<int> last_level(np, 0);
   while (!q.empty()) {
     int p = q.front();
     if (last_len[p] == q.size()) break;
     q.pop_front();
-    std::string err;
     Fail f = Fail::kOther;
-    for (int level = 0;; ++level) {
-      if (GetView(pending_[p].cls, level) == nullptr) break;
-      f = Add(p, level, &err);
+    int level = 0;
+    for (;; ++level) {
+      if (GetView(pending_[p].cls, level) == nullptr) {
+        --level;
+        break;
+      }
+      f = Add(p, level, nullptr);
       if (f != Fail::kOther) break;
     }
-    if (f == Fail::kNone) {
-      errors_[p].clear();
-    } else {
-      errors_[p] = err;
+    if (f != Fail::kNone) {
+      last_level[p] = level;
       q.push_back(p);
       last_len[p] = q.size();
     }
+  }
+  // The loop ends after a full cycle without progress, so the state is what
+  // each remaining pod last saw: explaining now gives the same message as
+  // explaining at the time, without paying for it on every retry.
+  for (int p : q) {
+    std::string err;
+    if (Add(p, last_level[p], &err) == Fail::kNone) continue;
+    errors_[p] = err.empty() ? "no placement found" : err;
   }
 }
 
 // ---------------------------------------------------------------------------
 // Rendering
-
-double Round::CheapestPrice(int pool, int type, const Reqs& reqs) const {
-  double best = std::numeric_limits<double>::infinity();
-  const auto& offs = c_.types[type].offerings;
-  for (size_t j = 0; j < offs.size() && j < 64; ++j)
-    if ((c_.pools[pool].offering_mask[type] >> j & 1) &&
-        OfferingCompatible(offs[j], reqs, k_, in_))
-      best = std::min(best, offs[j].price);
-  return best;
-}
 
 std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
@@ -1661,9 +1714,28 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   }
   requests += min_oh;
   // Options by cheapest compatible offering (ties: catalog order), truncated.
+  std::string sig = absl::StrCat(claim.pool, "|");
+  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id})
+    if (const Req* r = reqs.Get(key)) absl::StrAppend(&sig, ReqString(*r, in_), "|");
+  auto [pit, fresh] = price_cache_.try_emplace(sig);
+  if (fresh) {
+    PriceEntry& e = pit->second;
+    e.price.assign(n_, std::numeric_limits<double>::infinity());
+    e.offers.assign(n_, 0);
+    c_.pools[claim.pool].types.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j)
+        if ((pool.offering_mask[i] >> j & 1) && OfferingCompatible(offs[j], reqs, k_, in_)) {
+          e.offers[i] |= uint64_t{1} << j;
+          e.price[i] = std::min(e.price[i], offs[j].price);
+        }
+    });
+  }
+  const std::vector<double>& prices = pit->second.price;
+  const std::vector<uint64_t>& offers = pit->second.offers;
   std::vector<std::pair<double, int>> opts;
   claim.options.ForEach([&](size_t i) {
-    opts.emplace_back(CheapestPrice(claim.pool, static_cast<int>(i), reqs), static_cast<int>(i));
+    opts.emplace_back(prices[i], static_cast<int>(i));
   });
   std::stable_sort(opts.begin(), opts.end());
   if (static_cast<int>(opts.size()) > opt_.max_instance_types)
@@ -1687,9 +1759,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   for (auto& [price, i] : opts) {
     names.push_back(c_.types[i].name_id);
     const auto& offs = c_.types[i].offerings;
-    for (size_t j = 0; j < offs.size() && j < 64; ++j)
-      if ((pool.offering_mask[i] >> j & 1) && OfferingCompatible(offs[j], reqs, k_, in_))
-        cts.push_back(offs[j].capacity_type);
+    for (uint64_t m = offers[i]; m; m &= m - 1)
+      cts.push_back(offs[__builtin_ctzll(m)].capacity_type);
   }
   Req it_req = MakeReq(k_.instance_type, "In", names, in_);
   if (const Req* old = reqs.Get(k_.instance_type)) it_req.min_values = old->min_values;
@@ -1705,27 +1776,33 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   // Launch: a held reserved offering first, else the cheapest compatible
   // available offering of a type the requests fit; ties keep catalog order.
   int best_t = -1, best_o = -1;
-  double best_price = std::numeric_limits<double>::infinity();
-  bool best_reserved = false;
-  for (auto& [price, i] : opts) {
-    ResVec need = requests;
-    (void)need;
+  if (!claim.reserved.empty()) {
+    // A held reservation launches first (cheapest, then catalog order).
+    double best_price = std::numeric_limits<double>::infinity();
+    for (auto [i, j] : claim.reserved) {
+      if (!kept.Test(i) || !Fits(requests, c_.types[i].allocatable)) continue;
+      double p = c_.types[i].offerings[j].price;
+      if (best_t < 0 || p < best_price || (p == best_price && i < best_t)) {
+        best_t = i;
+        best_o = j;
+        best_price = p;
+      }
+    }
+  }
+  // Options are in (cheapest compatible offering, catalog) order: the first
+  // one the requests fit launches, at its cheapest non-reserved offering.
+  for (size_t k = 0; best_t < 0 && k < opts.size(); ++k) {
+    int i = opts[k].second;
     if (!Fits(requests, c_.types[i].allocatable)) continue;
     const auto& offs = c_.types[i].offerings;
-    for (size_t j = 0; j < offs.size() && j < 64; ++j) {
-      if (!(pool.offering_mask[i] >> j & 1)) continue;
-      if (!OfferingCompatible(offs[j], reqs, k_, in_)) continue;
-      bool reserved = false;
-      for (auto [ri, rj] : claim.reserved)
-        if (ri == i && rj == static_cast<int>(j)) reserved = true;
-      if (offs[j].capacity_type == k_.v_reserved && !reserved) continue;
-      bool better = best_t < 0 || (reserved && !best_reserved) ||
-                    (reserved == best_reserved && offs[j].price < best_price);
-      if (better) {
-        best_t = i;
-        best_o = static_cast<int>(j);
+    double best_price = std::numeric_limits<double>::infinity();
+    for (uint64_t m = offers[i]; m; m &= m - 1) {
+      int j = __builtin_ctzll(m);
+      if (offs[j].capacity_type == k_.v_reserved) continue;
+      if (offs[j].price < best_price) {
         best_price = offs[j].price;
-        best_reserved = reserved;
+        best_t = i;
+        best_o = j;
       }
     }
   }
@@ -1792,17 +1869,32 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     sorted_reqs.emplace_back(in_.Str(r.key), &r);
   }
   std::sort(sorted_reqs.begin(), sorted_reqs.end());
+  if (name_order_.empty()) {
+    // Instance-type names in byte order, once: option lists are long.
+    name_order_.resize(n_);
+    for (size_t i = 0; i < n_; ++i) name_order_[i] = static_cast<int>(i);
+    std::sort(name_order_.begin(), name_order_.end(),
+              [&](int a, int b) { return c_.types[a].name < c_.types[b].name; });
+  }
   for (const auto& [key, r] : sorted_reqs) {
+    const bool sorted = r->key == k_.instance_type;
     auto emit = [&](const char* op, std::vector<std::string> vals) {
       auto* x = spec->add_requirements();
       x->set_key(key);
       x->set_operator_(op);
-      std::sort(vals.begin(), vals.end());
-      for (auto& v : vals) x->add_values(v);
+      if (!sorted) std::sort(vals.begin(), vals.end());
+      x->mutable_values()->Reserve(static_cast<int>(vals.size()));
+      for (auto& v : vals) x->add_values(std::move(v));
       if (r->min_values > 0) x->set_min_values(r->min_values);
     };
     std::vector<std::string> vals;
-    for (Id v : r->values) vals.push_back(in_.Str(v));
+    if (sorted) {
+      vals.reserve(opts.size());
+      for (int i : name_order_)
+        if (kept.Test(i)) vals.push_back(c_.types[i].name);
+    } else {
+      for (Id v : r->values) vals.push_back(in_.Str(v));
+    }
     if (r->has_gte) emit("Gte", {absl::StrCat(r->gte)});
     if (r->has_lte) emit("Lte", {absl::StrCat(r->lte)});
     Op op = OperatorOf(*r);
@@ -1817,6 +1909,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       rq[dims_.Name(d)] = dims_.Format(d, requests[d]);
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
+  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
   for (auto& [price, i] : opts) out->add_instance_types(c_.types[i].name);
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];

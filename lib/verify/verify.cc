@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/catalog.h"
 #include "nodeplan/workload.h"
 #include "verify/amount.h"
 #include "verify/label_domain.h"
@@ -145,8 +146,8 @@ class Verifier {
   // --- catalog ---
 
   void IndexCatalog() {
-    for (const auto& it : request_.catalog().instance_types()) {
-      types_.emplace(it.name(), &it);
+    for (const auto& nc : request_.node_classes()) {
+      node_classes_.emplace(nc.metadata().name(), &nc);
     }
     for (const auto& u : request_.unavailable_offerings()) {
       unavailable_.insert({u.instance_type(), u.zone(), u.capacity_type()});
@@ -156,6 +157,49 @@ class Verifier {
     }
   }
 
+  // The catalog a NodePool launches from: the request's explicit catalog,
+  // else the embedded AWS catalog for the NodePool's NodeClass (built by
+  // the catalog library; the verifier only reads its figures).
+  const v1::Catalog* PoolCatalog(const v1::NodePool& pool) {
+    if (request_.catalog().instance_types_size() > 0)
+      return &request_.catalog();
+    if (!request_.catalog_ref().empty() && request_.catalog_ref() != "aws") {
+      Add("input", "nodepool " + pool.metadata().name(),
+          "unknown catalog_ref \"" + request_.catalog_ref() + "\"");
+      return nullptr;
+    }
+    const std::string& class_name =
+        pool.spec().template_().spec().node_class_ref().name();
+    auto cached = aws_by_class_.find(class_name);
+    if (cached != aws_by_class_.end()) return cached->second;
+    auto nc = node_classes_.find(class_name);
+    absl::StatusOr<v1::Catalog> catalog =
+        AwsCatalog(nc == node_classes_.end() ? nullptr : nc->second);
+    const v1::Catalog* result = nullptr;
+    if (!catalog.ok()) {
+      Add("input", "nodepool " + pool.metadata().name(),
+          "embedded AWS catalog: " + std::string(catalog.status().message()));
+    } else {
+      aws_catalogs_.push_back(*std::move(catalog));
+      result = &aws_catalogs_.back();
+    }
+    aws_by_class_.emplace(class_name, result);
+    return result;
+  }
+
+  const v1::InstanceType* FindType(const v1::NodePool& pool,
+                                   const std::string& name) {
+    const v1::Catalog* catalog = PoolCatalog(pool);
+    if (catalog == nullptr) return nullptr;
+    auto& index = types_[catalog];
+    if (index.empty()) {
+      for (const auto& it : catalog->instance_types())
+        index.emplace(it.name(), &it);
+    }
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
+  }
+
   bool OfferingUsable(const v1::InstanceType& type, const v1::Offering& o) {
     if (o.has_available() && !o.available()) return false;
     return unavailable_.count({type.name(), o.zone(), o.capacity_type()}) == 0;
@@ -163,6 +207,15 @@ class Verifier {
 
   std::optional<Resources> Allocatable(const v1::InstanceType& type,
                                        const std::string& subject) {
+    auto cached = allocatable_cache_.find(&type);
+    if (cached != allocatable_cache_.end()) return cached->second;
+    std::optional<Resources> computed = ComputeAllocatable(type, subject);
+    allocatable_cache_.emplace(&type, computed);
+    return computed;
+  }
+
+  std::optional<Resources> ComputeAllocatable(const v1::InstanceType& type,
+                                              const std::string& subject) {
     Resources capacity, sum;
     std::string error;
     const v1::Overhead& overhead = type.overhead();
@@ -200,10 +253,70 @@ class Verifier {
   // NodePool name, the instance type's labels and requirements, then the
   // NodePool's and the NodeClaim's requirements, zone and capacity type
   // from the offerings those allow. nullopt (with *why) if nothing is left.
+  // The labels an option would carry. Cached per (NodePool, instance type,
+  // requirements), since plans repeat them; the instance-type requirement
+  // (often hundreds of names) is checked apart so that it stays out of the
+  // cache key.
   std::optional<LabelSpace> OptionLabels(
       const v1::NodePool& pool, const v1::InstanceType& type,
       const std::vector<Expr>& claim_requirements, const std::string& hostname,
       std::string* why) {
+    ClaimRequirements split = SplitRequirements(claim_requirements);
+    return OptionLabels(pool, type, split, hostname, why);
+  }
+
+  struct ClaimRequirements {
+    std::vector<Expr> other;          // without hostname, instance type
+    std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
+    std::string signature;            // of `other`
+  };
+
+  static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs) {
+    ClaimRequirements out;
+    for (const Expr& e : reqs) {
+      if (e.key == kHostnameKey) continue;
+      (e.key == kInstanceTypeKey ? out.instance_type : out.other).push_back(e);
+    }
+    out.signature = verify_internal::ExprsToString(out.other);
+    return out;
+  }
+
+  std::optional<LabelSpace> OptionLabels(const v1::NodePool& pool,
+                                         const v1::InstanceType& type,
+                                         const ClaimRequirements& reqs,
+                                         const std::string& hostname,
+                                         std::string* why) {
+    const Domain name = Domain::Fixed(type.name());
+    for (const Expr& e : reqs.instance_type) {
+      if (!name.Possibly(e)) {
+        *why = absl::StrCat("the NodeClaim's ", kInstanceTypeKey,
+                            " requirement excludes it");
+        return std::nullopt;
+      }
+    }
+    const std::string key = absl::StrCat(pool.metadata().name(), "\n",
+                                         type.name(), "\n", reqs.signature);
+    auto it = option_cache_.find(key);
+    if (it == option_cache_.end()) {
+      std::string reason;
+      std::optional<LabelSpace> computed =
+          ComputeOptionLabels(pool, type, reqs.other, &reason);
+      it = option_cache_
+               .emplace(key, std::make_pair(std::move(computed), reason))
+               .first;
+    }
+    if (!it->second.first) {
+      *why = it->second.second;
+      return std::nullopt;
+    }
+    LabelSpace space = *it->second.first;
+    if (!hostname.empty()) space[kHostnameKey] = Domain::Fixed(hostname);
+    return space;
+  }
+
+  std::optional<LabelSpace> ComputeOptionLabels(
+      const v1::NodePool& pool, const v1::InstanceType& type,
+      const std::vector<Expr>& claim_requirements, std::string* why) {
     LabelSpace space;
     for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
@@ -215,7 +328,6 @@ class Verifier {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
     }
     space[kInstanceTypeKey] = Domain::Fixed(type.name());
-    if (!hostname.empty()) space[kHostnameKey] = Domain::Fixed(hostname);
     std::vector<Expr> narrowing;
     for (const auto& r : type.requirements()) narrowing.push_back(ToExpr(r));
     for (const auto& r : pool.spec().template_().spec().requirements()) {
@@ -501,13 +613,7 @@ class Verifier {
       return;
     }
     const v1::NodePool& pool = *pool_it->second;
-    if (request_.catalog().instance_types_size() == 0) {
-      Add("input", site.subject,
-          "only explicit catalogs are supported by the verifier (catalog_ref "
-          "\"" +
-              request_.catalog_ref() + "\")");
-      return;
-    }
+    if (PoolCatalog(pool) == nullptr) return;
     for (const auto& t : pool.spec().template_().spec().taints()) {
       if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
     }
@@ -515,6 +621,7 @@ class Verifier {
     for (const auto& r : claim.node_claim().spec().requirements()) {
       claim_requirements.push_back(ToExpr(r));
     }
+    const ClaimRequirements split = SplitRequirements(claim_requirements);
     if (claim.instance_types().empty()) {
       Add("instance-type", site.subject, "no instance-type options");
     }
@@ -527,25 +634,24 @@ class Verifier {
         continue;
       }
       launch_listed |= name == claim.launch().instance_type();
-      auto type_it = types_.find(name);
-      if (type_it == types_.end()) {
+      const v1::InstanceType* type = FindType(pool, name);
+      if (type == nullptr) {
         Add("node", site.subject,
             absl::StrCat("instance type ", name, " is not in the catalog"));
         continue;
       }
       std::string why;
-      std::optional<LabelSpace> labels = OptionLabels(
-          pool, *type_it->second, claim_requirements, claim.name(), &why);
+      std::optional<LabelSpace> labels =
+          OptionLabels(pool, *type, split, claim.name(), &why);
       if (!labels) {
         Add("instance-type", site.subject,
             absl::StrCat("option ", name, " is incompatible: ", why));
         continue;
       }
-      std::optional<Resources> allocatable =
-          Allocatable(*type_it->second, site.subject);
+      std::optional<Resources> allocatable = Allocatable(*type, site.subject);
       if (!allocatable) continue;
-      site.views.push_back(OptionView{type_it->second, std::move(*labels),
-                                      std::move(*allocatable)});
+      site.views.push_back(
+          OptionView{type, std::move(*labels), std::move(*allocatable)});
     }
     CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
   }
@@ -559,9 +665,9 @@ class Verifier {
           absl::StrCat("launch instance type \"", launch.instance_type(),
                        "\" is not among the options"));
     }
-    auto type_it = types_.find(launch.instance_type());
-    if (type_it == types_.end()) return;
-    const v1::InstanceType& type = *type_it->second;
+    const v1::InstanceType* found = FindType(pool, launch.instance_type());
+    if (found == nullptr) return;
+    const v1::InstanceType& type = *found;
     Resources capacity;
     verify_internal::ParseResources(type.capacity(), capacity, nullptr);
     site.capacity = capacity;
@@ -823,19 +929,26 @@ class Verifier {
   // --- topology ---
 
   // The values a site's label `key` may take; nullopt when unbounded.
-  std::optional<std::set<std::string>> DomainsOf(int site,
-                                                 const std::string& key) {
-    std::set<std::string> out;
+  // Cached: sites do not change once the checks run.
+  const std::optional<std::set<std::string>>& DomainsOf(
+      int site, const std::string& key) {
+    auto cached = domains_cache_.find({site, key});
+    if (cached != domains_cache_.end()) return cached->second;
+    std::optional<std::set<std::string>> out = std::set<std::string>{};
     for (const OptionView& view : sites_[site].views) {
       auto values = verify_internal::Lookup(view.labels, key).PresentValues();
-      if (!values) return std::nullopt;
-      out.insert(values->begin(), values->end());
+      if (!values) {
+        out.reset();
+        break;
+      }
+      out->insert(values->begin(), values->end());
     }
-    return out;
+    return domains_cache_.emplace(std::make_pair(site, key), std::move(out))
+        .first->second;
   }
 
   std::optional<std::string> PinnedDomain(int site, const std::string& key) {
-    auto d = DomainsOf(site, key);
+    const auto& d = DomainsOf(site, key);
     if (d && d->size() == 1) return *d->begin();
     return std::nullopt;
   }
@@ -846,9 +959,11 @@ class Verifier {
     if (it != catalog_domains_.end()) return it->second;
     std::set<std::string> values;
     for (const auto& pool : request_.node_pools()) {
-      for (const auto& type : request_.catalog().instance_types()) {
+      const v1::Catalog* catalog = PoolCatalog(pool);
+      if (catalog == nullptr) continue;
+      for (const auto& type : catalog->instance_types()) {
         std::string why;
-        auto labels = OptionLabels(pool, type, {}, "", &why);
+        auto labels = OptionLabels(pool, type, ClaimRequirements{}, "", &why);
         if (!labels) continue;
         auto present = verify_internal::Lookup(*labels, key).PresentValues();
         if (present) values.insert(present->begin(), present->end());
@@ -1030,7 +1145,7 @@ class Verifier {
     }
     std::set<std::string> reported;
     for (int o : owners) {
-      auto domains = DomainsOf(pods_[o].site, key);
+      const auto& domains = DomainsOf(pods_[o].site, key);
       if (!domains) continue;
       const std::string subject = "pod " + pods_[o].facts.key;
       if (domains->empty()) {
@@ -1104,7 +1219,7 @@ class Verifier {
           it = cache.emplace(cache_key, MatchingPods(term, entry.facts)).first;
         }
         const std::vector<int>& matches = it->second;
-        auto domains = DomainsOf(entry.site, key);
+        const auto& domains = DomainsOf(entry.site, key);
         if (!domains) continue;
         const std::string subject = "pod " + entry.facts.key;
         if (domains->empty()) {
@@ -1150,6 +1265,7 @@ class Verifier {
 
   void CheckAntiAffinity() {
     std::set<std::tuple<int, int, std::string>> reported;
+    std::map<std::string, std::vector<int>> matches;
     for (size_t i = 0; i < pods_.size(); ++i) {
       const PodEntry& owner = pods_[i];
       if (owner.site < 0) continue;
@@ -1159,13 +1275,20 @@ class Verifier {
                .required_during_scheduling_ignored_during_execution()) {
         const std::string key =
             verify_internal::NormalizeKey(term.topology_key());
-        auto owner_domains = DomainsOf(owner.site, key);
+        const auto& owner_domains = DomainsOf(owner.site, key);
         if (!owner_domains || owner_domains->empty()) continue;
-        for (int m : MatchingPods(term, owner.facts)) {
+        const std::string cache_key =
+            absl::StrCat(owner.facts.ns, "\n", Canonical(term));
+        auto cached = matches.find(cache_key);
+        if (cached == matches.end()) {
+          cached =
+              matches.emplace(cache_key, MatchingPods(term, owner.facts)).first;
+        }
+        for (int m : cached->second) {
           if (m == static_cast<int>(i)) continue;
           if (!owner.pending && !pods_[m].pending)
             continue;  // not the plan's doing
-          auto other = DomainsOf(pods_[m].site, key);
+          const auto& other = DomainsOf(pods_[m].site, key);
           if (!other) continue;
           std::vector<std::string> shared;
           std::set_intersection(owner_domains->begin(), owner_domains->end(),
@@ -1193,10 +1316,20 @@ class Verifier {
   std::vector<Violation> violations_;
   std::set<std::string> reported_;
 
-  std::map<std::string, const v1::InstanceType*> types_;
+  std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
+      types_;
+  std::map<std::string, const v1::NodeClass*> node_classes_;
+  std::deque<v1::Catalog> aws_catalogs_;
+  std::map<std::string, const v1::Catalog*> aws_by_class_;
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
+  std::map<std::string, std::pair<std::optional<LabelSpace>, std::string>>
+      option_cache_;
+  std::map<const v1::InstanceType*, std::optional<Resources>>
+      allocatable_cache_;
+  std::map<std::pair<int, std::string>, std::optional<std::set<std::string>>>
+      domains_cache_;
 
   std::deque<v1::Pod> expanded_;
   std::vector<PodEntry> pods_;

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nodeplan/catalog.h"
+#include "nodeplan/workload.h"
 #include "workload/builders.h"
 
 namespace nodeplan {
@@ -601,6 +603,60 @@ TEST(VerifyTest, Deterministic) {
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(FormatViolation(a[i]), FormatViolation(b[i]));
   }
+}
+
+}  // namespace
+}  // namespace nodeplan
+
+namespace nodeplan {
+namespace {
+
+// The seed NodePool on the embedded AWS catalog (catalog_ref "aws").
+TEST(VerifyAwsCatalogTest, SeedNodePoolLaunches) {
+  absl::StatusOr<v1::Catalog> catalog = AwsCatalog(nullptr);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  const v1::InstanceType* m5 = nullptr;
+  const v1::InstanceType* t3 = nullptr;
+  for (const auto& it : catalog->instance_types()) {
+    if (it.name() == "m5.large") m5 = &it;
+    if (it.name() == "t3.large") t3 = &it;
+  }
+  ASSERT_NE(m5, nullptr);
+  ASSERT_NE(t3, nullptr);
+  double price = -1;
+  for (const auto& o : m5->offerings()) {
+    if (o.zone() == "us-east-1a" && o.capacity_type() == "on-demand") {
+      price = o.price();
+    }
+  }
+  ASSERT_GT(price, 0);
+
+  v1::ScheduleRequest req;
+  req.set_catalog_ref("aws");
+  *req.add_node_pools() = workload::WorkshopNodePool();
+  *req.add_pods() = MakePod("web-0", "default", "500m", "1Gi");
+  v1::ScheduleResponse resp;
+  v1::NewNodeClaim* claim = resp.add_new_node_claims();
+  claim->set_name("general-purpose-x");
+  claim->set_node_pool("general-purpose");
+  claim->add_instance_types("m5.large");
+  claim->mutable_launch()->set_instance_type("m5.large");
+  claim->mutable_launch()->set_zone("us-east-1a");
+  claim->mutable_launch()->set_capacity_type("on-demand");
+  claim->mutable_launch()->set_price(price);
+  claim->add_pods("default/web-0");
+  std::string all;
+  for (const auto& v : Verify(req, resp)) all += FormatViolation(v) + "\n";
+  EXPECT_EQ(all, "");
+
+  // t3 is outside the NodePool's categories c/m/r.
+  claim->add_instance_types("t3.large");
+  bool flagged = false;
+  for (const auto& v : Verify(req, resp)) {
+    flagged |= v.rule == "instance-type" &&
+               v.message.find("t3.large") != std::string::npos;
+  }
+  EXPECT_TRUE(flagged);
 }
 
 }  // namespace

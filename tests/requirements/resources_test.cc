@@ -1,0 +1,173 @@
+#include "nodeplan/resources.h"
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace nodeplan {
+namespace {
+
+using Map = google::protobuf::Map<std::string, std::string>;
+
+class ResourcesTest : public ::testing::Test {
+ protected:
+  ResourceVector R(std::vector<std::pair<std::string, std::string>> kv) {
+    Map m;
+    for (auto& [k, v] : kv) m[k] = v;
+    absl::StatusOr<ResourceVector> r = ParseResourceList(m, names_);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return *r;
+  }
+  std::string S(const ResourceVector& r) { return ResourcesString(r, names_); }
+  v1::Container C(std::vector<std::pair<std::string, std::string>> requests,
+                  std::vector<std::pair<std::string, std::string>> limits = {},
+                  const std::string& restart_policy = "") {
+    v1::Container c;
+    for (auto& [k, v] : requests)
+      (*c.mutable_resources()->mutable_requests())[k] = v;
+    for (auto& [k, v] : limits)
+      (*c.mutable_resources()->mutable_limits())[k] = v;
+    c.set_restart_policy(restart_policy);
+    return c;
+  }
+  Interner names_;
+};
+
+TEST_F(ResourcesTest, ParseAndPrint) {
+  ResourceVector r = R({{"cpu", "1500m"},
+                        {"memory", "1Gi"},
+                        {"pods", "110"},
+                        {"ephemeral-storage", "20Gi"},
+                        {"nvidia.com/gpu", "2"},
+                        {"example.com/half", "500m"},
+                        {"hugepages-2Mi", "1Gi"}});
+  EXPECT_EQ(r.cpu_milli(), 1500);
+  EXPECT_EQ(r.memory(), int64_t{1} << 30);
+  EXPECT_EQ(r.pods(), 110);
+  EXPECT_EQ(r.GetExtended(names_.FindKey("nvidia.com/gpu")), 2000);
+  EXPECT_EQ(S(r),
+            "{\"cpu\":\"1500m\",\"ephemeral-storage\":\"20Gi\","
+            "\"example.com/half\":\"500m\",\"hugepages-2Mi\":\"1Gi\","
+            "\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"2\",\"pods\":\"110\"}");
+  EXPECT_EQ(S(ResourceVector()), "{}");
+  Map bad;
+  bad["memory"] = "lots";
+  absl::StatusOr<ResourceVector> err =
+      ParseResourceList(bad, names_, "spec.capacity");
+  ASSERT_FALSE(err.ok());
+  EXPECT_TRUE(
+      absl::StartsWith(err.status().message(), "spec.capacity[memory]: "))
+      << err.status();
+}
+
+TEST_F(ResourcesTest, FitsTable) {
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> candidate, total;
+    bool fits;
+  };
+  const Case cases[] = {
+      {{{"cpu", "1"}}, {{"cpu", "1"}}, true},
+      {{{"cpu", "1001m"}}, {{"cpu", "1"}}, false},
+      {{{"cpu", "1"}, {"memory", "1Gi"}}, {{"cpu", "2"}}, false},
+      {{{"cpu", "1"}, {"memory", "0"}}, {{"cpu", "2"}}, true},
+      {{{"nvidia.com/gpu", "1"}}, {{"cpu", "2"}}, false},
+      {{{"nvidia.com/gpu", "0"}}, {{"cpu", "2"}}, true},
+      {{{"nvidia.com/gpu", "1"}}, {{"nvidia.com/gpu", "4"}}, true},
+      {{}, {{"cpu", "-1"}}, false},
+      {{{"cpu", "1"}}, {{"cpu", "2"}, {"x.io/y", "-1"}}, false},
+      {{}, {}, true},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Fits(R(c.candidate), R(c.total)), c.fits)
+        << S(R(c.candidate)) << " in " << S(R(c.total));
+  }
+}
+
+TEST_F(ResourcesTest, MergeSubtractMaxMin) {
+  ResourceVector a = R({{"cpu", "1"}, {"memory", "1Gi"}, {"a.io/x", "1"}});
+  ResourceVector b = R({{"cpu", "500m"}, {"pods", "3"}, {"b.io/y", "2"}});
+  EXPECT_EQ(S(Merge(a, b)),
+            "{\"a.io/x\":\"1\",\"b.io/y\":\"2\",\"cpu\":\"1500m\","
+            "\"memory\":\"1Gi\",\"pods\":\"3\"}");
+  // Subtract keeps lhs keys only.
+  EXPECT_EQ(S(Subtract(a, b)),
+            "{\"a.io/x\":\"1\",\"cpu\":\"500m\",\"memory\":\"1Gi\"}");
+  EXPECT_EQ(S(Subtract(b, a)),
+            "{\"b.io/y\":\"2\",\"cpu\":\"-500m\",\"pods\":\"3\"}");
+  EXPECT_EQ(S(MaxResources(a, b)),
+            "{\"a.io/x\":\"1\",\"b.io/y\":\"2\",\"cpu\":\"1\","
+            "\"memory\":\"1Gi\",\"pods\":\"3\"}");
+  EXPECT_EQ(S(MinResources(a, b)), "{\"cpu\":\"500m\"}");
+  ResourceVector c = a;
+  c.SubtractAll(b);
+  EXPECT_EQ(S(c),
+            "{\"a.io/x\":\"1\",\"b.io/y\":\"-2\",\"cpu\":\"500m\","
+            "\"memory\":\"1Gi\",\"pods\":\"-3\"}");
+}
+
+TEST_F(ResourcesTest, PodRequestsLikeKubernetes) {
+  v1::PodSpec spec;
+  *spec.add_containers() = C({{"cpu", "100m"}, {"memory", "128Mi"}});
+  // Limits only: the request defaults to the limit.
+  *spec.add_containers() = C({}, {{"cpu", "200m"}, {"memory", "256Mi"}});
+  // Init containers: a plain one larger than the app sum for cpu.
+  *spec.add_init_containers() = C({{"cpu", "1"}});
+  // A sidecar counts toward the running sum and later init footprints.
+  *spec.add_init_containers() =
+      C({{"cpu", "50m"}, {"memory", "64Mi"}}, {}, "Always");
+  *spec.add_init_containers() = C({{"cpu", "300m"}, {"memory", "600Mi"}});
+  (*spec.mutable_overhead())["cpu"] = "10m";
+  absl::StatusOr<ResourceVector> r = PodRequests(spec, names_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // cpu: app 300m + sidecar 50m = 350m; init max(1000m, 50m, 300m+50m) =
+  // 1000m; + overhead 10m. memory: app 384Mi + 64Mi = 448Mi vs init
+  // 600Mi+64Mi = 664Mi.
+  EXPECT_EQ(S(*r), "{\"cpu\":\"1010m\",\"memory\":\"664Mi\"}");
+  absl::StatusOr<ResourceVector> with_pods = RequestsForPod(spec, names_);
+  EXPECT_EQ(with_pods->pods(), 1);
+
+  Map pod_level;
+  pod_level["cpu"] = "2";
+  absl::StatusOr<ResourceVector> overridden =
+      PodRequests(spec, names_, &pod_level);
+  EXPECT_EQ(S(*overridden), "{\"cpu\":\"2010m\",\"memory\":\"664Mi\"}");
+
+  v1::PodSpec bad;
+  *bad.add_containers() = C({{"cpu", "x"}});
+  EXPECT_FALSE(PodRequests(bad, names_).ok());
+}
+
+TEST_F(ResourcesTest, SidecarOrderMatters) {
+  // A sidecar declared after an init container does not add to its footprint.
+  std::vector<ResourceVector> app = {R({{"cpu", "100m"}})};
+  std::vector<ResourceVector> init = {R({{"cpu", "500m"}}),
+                                      R({{"cpu", "200m"}})};
+  bool sidecar_after[] = {false, true};
+  bool sidecar_before[] = {true, false};
+  EXPECT_EQ(CombineContainerRequests(app, init, sidecar_after).cpu_milli(),
+            500);
+  std::vector<ResourceVector> init2 = {R({{"cpu", "200m"}}),
+                                       R({{"cpu", "500m"}})};
+  EXPECT_EQ(CombineContainerRequests(app, init2, sidecar_before).cpu_milli(),
+            700);
+}
+
+TEST_F(ResourcesTest, Allocatable) {
+  ResourceVector capacity = R({{"cpu", "4"},
+                               {"memory", "16Gi"},
+                               {"pods", "58"},
+                               {"hugepages-2Mi", "1Gi"}});
+  ResourceVector kube = R({{"cpu", "80m"}, {"memory", "893Mi"}});
+  ResourceVector system = R({{"cpu", "0"}, {"ephemeral-storage", "1Gi"}});
+  ResourceVector eviction = R({{"memory", "100Mi"}});
+  ResourceVector a = Allocatable(capacity, kube, system, eviction, names_);
+  // ephemeral-storage is not in capacity, so it stays absent; memory =
+  // 16384Mi - 893Mi - 100Mi - 1024Mi of hugepages.
+  EXPECT_EQ(S(a),
+            "{\"cpu\":\"3920m\",\"hugepages-2Mi\":\"1Gi\","
+            "\"memory\":\"14367Mi\",\"pods\":\"58\"}");
+  ResourceVector huge = R({{"memory", "1Gi"}, {"hugepages-1Gi", "2Gi"}});
+  EXPECT_EQ(Allocatable(huge, {}, {}, {}, names_).memory(), 0);
+}
+
+}  // namespace
+}  // namespace nodeplan
