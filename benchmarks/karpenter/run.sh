@@ -32,6 +32,9 @@ gen=$(go env GOPATH)/bin/protoc-gen-go
   --go_opt=module=github.com/nodeplan/nodeplan/bindings/go nodeplan/v1/*.proto)
 export PKG_CONFIG_PATH=$root/build/$preset/capi/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export CGO_ENABLED=1
+# The Go build cache does not key cgo packages on PKG_CONFIG_PATH; naming the
+# library directory in CGO_LDFLAGS keeps release and dev builds apart.
+export CGO_LDFLAGS="-O2 -g -L$root/build/$preset/capi -Wl,-rpath,$root/build/$preset/capi"
 
 cd "$here"
 if [ "$mode" = smoke ]; then
