@@ -1542,27 +1542,26 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
 }
 
 void Round::Reposition(int ci, bool is_new) {
-  // claim_order_ is sorted by (pod count, creation index); the claim just
-  // gained one pod.
-  auto key = [&](int c, size_t count) { return std::make_pair(count, c); };
-  auto less = [&](int a, const std::pair<size_t, int>& k) {
-    return key(a, claims_[a].pods.size()) < k;
-  };
+  // Karpenter re-sorts its in-flight NodeClaims in place by pod count before
+  // every in-flight attempt (scheduler.go add: sort.Slice, an insertion sort
+  // for the short lists it sees here, hence stable). Ties therefore keep the
+  // order of the previous sort, not creation order: a new claim joins the end
+  // of the one-pod group, and a claim that gains a pod moves to the front of
+  // its new count group, ahead of claims that already had that count.
+  // (Found by benchmarks/karpenter, cases/random-33.)
   const size_t now = claims_[ci].pods.size();
+  auto count_less = [&](size_t count, int a) {
+    return count < claims_[a].pods.size();
+  };
   if (is_new) {
-    auto pos = std::lower_bound(claim_order_.begin(), claim_order_.end(),
-                                key(ci, now), less);
+    auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
+                                count_less);
     claim_order_.insert(pos, ci);
     return;
   }
-  // Find it by its old key: everything before it still compares by count.
-  auto old_less = [&](int a, const std::pair<size_t, int>& k) {
-    size_t cnt = a == ci ? now - 1 : claims_[a].pods.size();
-    return key(a, cnt) < k;
-  };
-  auto from = std::lower_bound(claim_order_.begin(), claim_order_.end(),
-                               key(ci, now - 1), old_less);
-  auto to = std::lower_bound(from + 1, claim_order_.end(), key(ci, now), less);
+  auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
+  auto to = std::find_if(from + 1, claim_order_.end(),
+                         [&](int a) { return claims_[a].pods.size() >= now; });
   std::rotate(from, from + 1, to);
 }
 

@@ -1,0 +1,327 @@
+package sidebyside
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/samber/lo"
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/catalog"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/compare"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/kadapter"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/response"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/workload"
+)
+
+// Scheduler is one side of the comparison.
+type Scheduler func(*workload.Workload) (*response.ScheduleResponse, error)
+
+// KarpenterScheduler runs Karpenter with a fresh scheduler per call.
+func KarpenterScheduler(w *workload.Workload) (*response.ScheduleResponse, error) {
+	return kadapter.Schedule(w)
+}
+
+// Pending lists the workload's pending pods as "namespace/name".
+func Pending(w *workload.Workload) []string {
+	var out []string
+	for _, p := range w.Pods {
+		if kadapter.IsPending(p) {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+	}
+	return out
+}
+
+// Verdict of one workload.
+type Verdict struct {
+	Result compare.Result
+	// Karpenter gave different answers to the same input across Reps runs.
+	KarpenterNondeterministic bool
+	// Karpenter's answers (first run first) and nodeplan's.
+	Karpenter []*response.ScheduleResponse
+	Nodeplan  *response.ScheduleResponse
+	// Result against the Karpenter run nodeplan agrees with most (equals
+	// Result when Karpenter is deterministic on this input).
+	Best      compare.Result
+	NodeplanE error
+	// Karpenter's second run against its first (Reps >= 2): the baseline
+	// for how much Karpenter agrees with itself.
+	Self *compare.Result
+}
+
+// Judge runs Karpenter reps times and nodeplan once on w and compares.
+func Judge(w *workload.Workload, nodeplan Scheduler, reps int) (*Verdict, error) {
+	pending := Pending(w)
+	v := &Verdict{}
+	for i := 0; i < max(1, reps); i++ {
+		k, err := KarpenterScheduler(w)
+		if err != nil {
+			return nil, fmt.Errorf("karpenter: %w", err)
+		}
+		k.Canonicalize()
+		v.Karpenter = append(v.Karpenter, k)
+		if i > 0 {
+			r := compare.Compare(v.Karpenter[0], k, pending)
+			if i == 1 {
+				v.Self = &r
+			}
+			if !r.Agree() {
+				v.KarpenterNondeterministic = true
+			}
+		}
+	}
+	n, err := nodeplan(w)
+	if err != nil {
+		v.NodeplanE = err
+		n = &response.ScheduleResponse{}
+	}
+	n.Canonicalize()
+	v.Nodeplan = n
+	v.Result = compare.Compare(v.Karpenter[0], n, pending)
+	v.Best = v.Result
+	for _, k := range v.Karpenter[1:] {
+		if r := compare.Compare(k, n, pending); (r.Agree() && !v.Best.Agree()) || (r.Agree() == v.Best.Agree() && r.PodsAgree > v.Best.PodsAgree) {
+			v.Best = r
+		}
+	}
+	return v, nil
+}
+
+// Config of a differential run.
+type Config struct {
+	N         int
+	SeedStart int64
+	Reps      int
+	CasesDir  string // where minimized disagreements go; empty: not saved
+	Minimize  bool
+	// At most this many disagreements are minimized and saved (0: no cap);
+	// the rest are listed.
+	MaxSaved int
+	Random   workload.RandomConfig
+}
+
+// Summary of a differential run.
+type Summary struct {
+	Clusters, ClustersAgree, ClustersAgreeModuloNondeterminism int
+	Pods, PodsAgree, PodsAgreeBest                             int
+	ClaimCountAgree                                            int
+	ClaimsMatched, OptionsAgree                                int
+	CostAgree                                                  int
+	KarpenterNondeterministic                                  int
+	NodeplanErrors                                             int
+	SelfPods, SelfPodsAgree, SelfClustersAgree                 int
+	Saved                                                      []string
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%% (%d/%d)", 100*float64(a)/float64(b), a, b)
+}
+
+// Print writes the agreement rates.
+func (s Summary) Print(out io.Writer) {
+	fmt.Fprintf(out, "clusters compared:                 %d\n", s.Clusters)
+	fmt.Fprintf(out, "per-pod agreement:                 %s\n", pct(s.PodsAgree, s.Pods))
+	fmt.Fprintf(out, "per-pod agreement (best of reps):  %s\n", pct(s.PodsAgreeBest, s.Pods))
+	fmt.Fprintf(out, "clusters in full agreement:        %s\n", pct(s.ClustersAgree, s.Clusters))
+	fmt.Fprintf(out, "  modulo Karpenter nondeterminism: %s\n", pct(s.ClustersAgreeModuloNondeterminism, s.Clusters))
+	fmt.Fprintf(out, "same number of new NodeClaims:     %s\n", pct(s.ClaimCountAgree, s.Clusters))
+	fmt.Fprintf(out, "same instance-type options:        %s of NodeClaims with identical pods\n", pct(s.OptionsAgree, s.ClaimsMatched))
+	fmt.Fprintf(out, "same total cost:                   %s\n", pct(s.CostAgree, s.Clusters))
+	fmt.Fprintf(out, "Karpenter nondeterministic inputs: %s\n", pct(s.KarpenterNondeterministic, s.Clusters))
+	fmt.Fprintf(out, "Karpenter vs itself, per pod:      %s (run 2 against run 1)\n", pct(s.SelfPodsAgree, s.SelfPods))
+	fmt.Fprintf(out, "Karpenter vs itself, clusters:     %s\n", pct(s.SelfClustersAgree, s.Clusters))
+	fmt.Fprintf(out, "nodeplan errors:                   %d\n", s.NodeplanErrors)
+	fmt.Fprintf(out, "disagreements saved:               %d\n", len(s.Saved))
+}
+
+// Run compares nodeplan with Karpenter on N random clusters.
+func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
+	s := Summary{}
+	for i := 0; i < cfg.N; i++ {
+		seed := cfg.SeedStart + int64(i)
+		w := workload.Random(seed, cfg.Random)
+		v, err := Judge(w, nodeplan, cfg.Reps)
+		if err != nil {
+			return s, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		s.Clusters++
+		s.Pods += v.Result.Pods
+		s.PodsAgree += v.Result.PodsAgree
+		s.PodsAgreeBest += v.Best.PodsAgree
+		if v.Result.ClaimsA == v.Result.ClaimsB {
+			s.ClaimCountAgree++
+		}
+		s.ClaimsMatched += v.Result.ClaimsMatched
+		s.OptionsAgree += v.Result.OptionsAgree
+		if v.Result.CostAgree() {
+			s.CostAgree++
+		}
+		if v.KarpenterNondeterministic {
+			s.KarpenterNondeterministic++
+		}
+		if v.NodeplanE != nil {
+			s.NodeplanErrors++
+		}
+		if v.Self != nil {
+			s.SelfPods += v.Self.Pods
+			s.SelfPodsAgree += v.Self.PodsAgree
+			if v.Self.Agree() {
+				s.SelfClustersAgree++
+			}
+		}
+		if v.Result.Agree() {
+			s.ClustersAgree++
+		}
+		if v.Best.Agree() {
+			s.ClustersAgreeModuloNondeterminism++
+			continue
+		}
+		fmt.Fprintf(log, "seed %d: %d/%d pods agree, NodeClaims %d vs %d%s%s\n", seed, v.Result.PodsAgree, v.Result.Pods,
+			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, " (Karpenter nondeterministic)", ""),
+			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""))
+		if cfg.CasesDir == "" || v.NodeplanE != nil || (cfg.MaxSaved > 0 && len(s.Saved) >= cfg.MaxSaved) {
+			continue
+		}
+		m := w
+		if cfg.Minimize {
+			m = Minimize(w, nodeplan, cfg.Reps)
+		}
+		dir := filepath.Join(cfg.CasesDir, fmt.Sprintf("random-%d", seed))
+		if err := SaveCase(dir, m, nodeplan, cfg.Reps, fmt.Sprintf("workload.Random(%d, DefaultRandomConfig), minimized", seed)); err != nil {
+			return s, err
+		}
+		s.Saved = append(s.Saved, dir)
+	}
+	return s, nil
+}
+
+// SaveCase writes a reproduction: the workload files, both answers and the
+// differences.
+func SaveCase(dir string, w *workload.Workload, nodeplan Scheduler, reps int, origin string) error {
+	v, err := Judge(w, nodeplan, reps)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(dir); err != nil {
+		return err
+	}
+	for name, r := range map[string]*response.ScheduleResponse{"karpenter.json": v.Karpenter[0], "nodeplan.json": v.Nodeplan} {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "origin: %s\n", origin)
+	fmt.Fprintf(&sb, "pending pods: %d, agree: %d; NodeClaims karpenter %d, nodeplan %d; cost karpenter %.6f, nodeplan %.6f\n",
+		v.Result.Pods, v.Result.PodsAgree, v.Result.ClaimsA, v.Result.ClaimsB, v.Result.CostA, v.Result.CostB)
+	fmt.Fprintf(&sb, "Karpenter nondeterministic over %d runs: %v\n", reps, v.KarpenterNondeterministic)
+	for _, d := range v.Result.Diffs {
+		sb.WriteString(d + "\n")
+	}
+	return os.WriteFile(filepath.Join(dir, "diff.txt"), []byte(sb.String()), 0o644)
+}
+
+// Minimize shrinks a disagreeing workload while it still disagrees (and
+// Karpenter stays deterministic on it): drop pod groups, single pods,
+// NodePools, nodes, DaemonSets, instance types and options, one at a time,
+// until no single removal keeps the disagreement.
+func Minimize(w *workload.Workload, nodeplan Scheduler, reps int) *workload.Workload {
+	disagrees := func(c *workload.Workload) bool {
+		if len(Pending(c)) == 0 {
+			return false
+		}
+		v, err := Judge(c, nodeplan, reps)
+		return err == nil && v.NodeplanE == nil && !v.KarpenterNondeterministic && !v.Result.Agree()
+	}
+	cur := w
+	for round := 0; round < 50; round++ {
+		improved := false
+		for _, cand := range reductions(cur) {
+			if disagrees(cand) {
+				cur, improved = cand, true
+				break
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return cur
+}
+
+func clone(w *workload.Workload) *workload.Workload {
+	c := *w
+	c.NodePools = append([]*v1.NodePool(nil), w.NodePools...)
+	c.Pods = append([]*corev1.Pod(nil), w.Pods...)
+	c.Nodes = append([]*corev1.Node(nil), w.Nodes...)
+	c.DaemonSets = append(c.DaemonSets[:0:0], w.DaemonSets...)
+	cat := *w.Catalog
+	cat.InstanceTypes = append([]catalog.InstanceType(nil), w.Catalog.InstanceTypes...)
+	c.Catalog = &cat
+	return &c
+}
+
+// reductions lists one-step smaller workloads, biggest cuts first.
+func reductions(w *workload.Workload) []*workload.Workload {
+	var out []*workload.Workload
+	groups := map[string]bool{}
+	var order []string
+	for _, p := range w.Pods {
+		if g := p.Labels["app"]; g != "" && !groups[g] && kadapter.IsPending(p) {
+			groups[g] = true
+			order = append(order, g)
+		}
+	}
+	for _, g := range order {
+		c := clone(w)
+		c.Pods = lo.Filter(c.Pods, func(p *corev1.Pod, _ int) bool { return !kadapter.IsPending(p) || p.Labels["app"] != g })
+		out = append(out, c)
+	}
+	for i := range w.NodePools {
+		if len(w.NodePools) > 1 {
+			c := clone(w)
+			c.NodePools = append(c.NodePools[:i:i], w.NodePools[i+1:]...)
+			out = append(out, c)
+		}
+	}
+	for i, n := range w.Nodes {
+		c := clone(w)
+		c.Nodes = append(c.Nodes[:i:i], w.Nodes[i+1:]...)
+		c.Pods = lo.Filter(c.Pods, func(p *corev1.Pod, _ int) bool { return p.Spec.NodeName != n.Name })
+		out = append(out, c)
+	}
+	for i := range w.DaemonSets {
+		c := clone(w)
+		c.DaemonSets = append(c.DaemonSets[:i:i], w.DaemonSets[i+1:]...)
+		out = append(out, c)
+	}
+	for i := range w.Pods {
+		c := clone(w)
+		c.Pods = append(c.Pods[:i:i], w.Pods[i+1:]...)
+		out = append(out, c)
+	}
+	for i := range w.Catalog.InstanceTypes {
+		if len(w.Catalog.InstanceTypes) > 1 {
+			c := clone(w)
+			c.Catalog.InstanceTypes = append(c.Catalog.InstanceTypes[:i:i], w.Catalog.InstanceTypes[i+1:]...)
+			out = append(out, c)
+		}
+	}
+	if w.Options != (workload.Options{}) {
+		c := clone(w)
+		c.Options = workload.Options{}
+		out = append(out, c)
+	}
+	return out
+}
