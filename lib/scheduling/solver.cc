@@ -1151,7 +1151,14 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists,
                    in_);
     if (!d.complement && d.values.empty()) {
-      last_group_anti_ = g.type == GroupType::kAntiAffinity;
+      // Failures that stay failures as NodeClaims fill up (counts only
+      // grow, a NodeClaim's hostname never changes): anti-affinity, and
+      // hostname spread on a single-hostname node (its count is past the
+      // skew; the hostname minimum is always 0).
+      last_group_anti_ =
+          g.type == GroupType::kAntiAffinity ||
+          (g.type == GroupType::kSpread && g.key == k_.hostname &&
+           nd != nullptr && !nd->complement && nd->values.size() == 1);
       if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
@@ -2006,36 +2013,44 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       return c_.types[a].name < c_.types[b].name;
     });
   }
+  // Values go straight into the proto: the instance-type requirement alone
+  // carries up to max_instance_types names per NodeClaim.
+  std::vector<const std::string*> vals;
   for (const auto& [key, r] : sorted_reqs) {
-    const bool sorted = r->key == k_.instance_type;
-    auto emit = [&](const char* op, std::vector<std::string> vals) {
+    auto start = [&, &key = key, r = r](const char* op) {
       auto* x = spec->add_requirements();
       x->set_key(key);
       x->set_operator_(op);
-      if (!sorted) std::sort(vals.begin(), vals.end());
-      x->mutable_values()->Reserve(static_cast<int>(vals.size()));
-      for (auto& v : vals) x->add_values(std::move(v));
       if (r->min_values > 0) x->set_min_values(r->min_values);
+      return x;
     };
-    std::vector<std::string> vals;
-    if (sorted) {
-      vals.reserve(opts.size());
-      for (int i : name_order_)
-        if (kept.Test(i)) vals.push_back(c_.types[i].name);
-    } else {
-      for (Id v : r->values) vals.push_back(in_.Str(v));
-    }
-    if (r->has_gte) emit("Gte", {absl::StrCat(r->gte)});
-    if (r->has_lte) emit("Lte", {absl::StrCat(r->lte)});
+    if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
+    if (r->has_lte) start("Lte")->add_values(absl::StrCat(r->lte));
     Op op = OperatorOf(*r);
-    if (op == Op::kIn)
-      emit("In", vals);
-    else if (op == Op::kNotIn)
-      emit("NotIn", vals);
-    else if (op == Op::kDoesNotExist)
-      emit("DoesNotExist", {});
-    else if (!r->has_gte && !r->has_lte)
-      emit("Exists", {});
+    if (op == Op::kDoesNotExist) {
+      start("DoesNotExist");
+      continue;
+    }
+    if (op == Op::kExists) {
+      if (!r->has_gte && !r->has_lte) start("Exists");
+      continue;
+    }
+    auto* x = start(op == Op::kIn ? "In" : "NotIn");
+    auto* out_vals = x->mutable_values();
+    if (r->key == k_.instance_type) {
+      // Option names in byte order (name_order_), the kept ones only.
+      out_vals->Reserve(static_cast<int>(opts.size()));
+      for (int i : name_order_)
+        if (kept.Test(i)) out_vals->Add()->assign(c_.types[i].name);
+    } else {
+      vals.clear();
+      for (Id v : r->values) vals.push_back(&in_.Str(v));
+      std::sort(
+          vals.begin(), vals.end(),
+          [](const std::string* a, const std::string* b) { return *a < *b; });
+      out_vals->Reserve(static_cast<int>(vals.size()));
+      for (const std::string* v : vals) out_vals->Add()->assign(*v);
+    }
   }
   auto& rq = *spec->mutable_resources()->mutable_requests();
   for (int d = 0; d < dims_.size(); ++d)

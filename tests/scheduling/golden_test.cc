@@ -1,0 +1,113 @@
+// Byte-for-byte guard for scheduler performance work: the full response of a
+// set of workloads, serialized deterministically, must keep the digest it had
+// before the optimisations (recorded from the unoptimised solver of main at
+// bd3f67c). A changed digest means a changed decision or rendering; such a
+// change must be a deliberate semantic fix, never a side effect of speed.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "nodeplan/schedule.h"
+#include "nodeplan/workload.h"
+
+namespace nodeplan {
+namespace {
+
+// FNV-1a 64 of the deterministic serialization, the library version cleared
+// (it changes with releases, not with decisions).
+std::string Digest(v1::ScheduleResponse response) {
+  response.clear_library_version();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream s(&bytes);
+    google::protobuf::io::CodedOutputStream c(&s);
+    c.SetSerializationDeterministic(true);
+    response.SerializeToCodedStream(&c);
+  }
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : bytes) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx/%zu",
+                static_cast<unsigned long long>(h), bytes.size());
+  return buf;
+}
+
+std::string DigestOf(const v1::ScheduleRequest& request) {
+  absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
+  if (!response.ok()) return std::string(response.status().message());
+  return Digest(*std::move(response));
+}
+
+struct Case {
+  const char* name;
+  v1::ScheduleRequest (*make)();
+  const char* digest;
+};
+
+template <int N>
+v1::ScheduleRequest Bench() {
+  return workload::KarpenterBenchmark(N);
+}
+template <int N, bool kRespect>
+v1::ScheduleRequest Pref() {
+  return workload::PreferenceBenchmark(N, kRespect);
+}
+template <int kSeed>
+v1::ScheduleRequest Random() {
+  return workload::RandomCluster(kSeed);
+}
+v1::ScheduleRequest Seed300() { return workload::SeedNodePoolWorkload(300); }
+
+const Case kCases[] = {
+    {"benchmark-100", Bench<100>, "a2f914c527b50050/219935"},
+    {"benchmark-1000", Bench<1000>, "553767dc57aa9912/2198861"},
+    {"preference-respect-300", Pref<300, true>, "25d2552fc44db3ca/3289399"},
+    {"preference-ignore-300", Pref<300, false>, "55c97937bdb2d7fa/10448"},
+    {"seed-nodepool-300", Seed300, "8bbe775abc042eb2/448312"},
+    {"random-1", Random<1>, "5fa842bb673c13d2/84"},
+    {"random-2", Random<2>, "0f47d909d8ab6c79/7824"},
+    {"random-3", Random<3>, "911627ea1af3749e/1095"},
+    {"random-4", Random<4>, "f99685cb42b5cc87/4326"},
+    {"random-5", Random<5>, "faa194cf1bef0299/4842"},
+    {"random-6", Random<6>, "2365d84cc482864e/8855"},
+    {"random-7", Random<7>, "1f76c9419b5498b7/4124"},
+    {"random-8", Random<8>, "d485019ceb95e32f/6516"},
+    {"random-9", Random<9>, "1964eadd04ced500/1118"},
+    {"random-10", Random<10>, "5301e06199a1d118/10024"},
+    {"random-11", Random<11>, "b0f7cad374ae80dc/4102"},
+    {"random-12", Random<12>, "d3f3821a721f800e/5308"},
+};
+
+TEST(SchedulingGoldenTest, ResponsesKeepTheirDigests) {
+  for (const Case& c : kCases) {
+    EXPECT_EQ(DigestOf(c.make()), c.digest) << c.name;
+  }
+}
+
+// The compiled-snapshot path (what the benchmark and the C ABI use) renders
+// the same bytes as the one-call path.
+TEST(SchedulingGoldenTest, SnapshotPathMatchesOneCall) {
+  v1::ScheduleRequest full = workload::KarpenterBenchmark(300);
+  v1::ScheduleRequest base = full, state = full;
+  base.clear_pods();
+  base.clear_options();
+  state.clear_node_pools();
+  state.clear_node_classes();
+  state.clear_catalog();
+  state.clear_catalog_ref();
+  auto snap = Snapshot::Compile(base);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  auto a = (*snap)->Schedule(state);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(Digest(*a), DigestOf(full));
+}
+
+}  // namespace
+}  // namespace nodeplan
