@@ -65,23 +65,26 @@ v1::ScheduleRequest Random() {
 }
 v1::ScheduleRequest Seed300() { return workload::SeedNodePoolWorkload(300); }
 
+// Re-recorded after the in-flight NodeClaim order changed to keep ties in
+// their previous order (Karpenter re-sorts its slice in place by pod count);
+// that change raised agreement with Karpenter from 81% to 95.5% of pods.
 const Case kCases[] = {
-    {"benchmark-100", Bench<100>, "a2f914c527b50050/219935"},
-    {"benchmark-1000", Bench<1000>, "553767dc57aa9912/2198861"},
+    {"benchmark-100", Bench<100>, "a40df41f2e7e59fa/219917"},
+    {"benchmark-1000", Bench<1000>, "062d87a41f514d41/2197328"},
     {"preference-respect-300", Pref<300, true>, "25d2552fc44db3ca/3289399"},
     {"preference-ignore-300", Pref<300, false>, "55c97937bdb2d7fa/10448"},
-    {"seed-nodepool-300", Seed300, "8bbe775abc042eb2/448312"},
+    {"seed-nodepool-300", Seed300, "d4a7ba8ee18d4f38/448062"},
     {"random-1", Random<1>, "5fa842bb673c13d2/84"},
     {"random-2", Random<2>, "0f47d909d8ab6c79/7824"},
     {"random-3", Random<3>, "911627ea1af3749e/1095"},
-    {"random-4", Random<4>, "f99685cb42b5cc87/4326"},
+    {"random-4", Random<4>, "fc088c5f57b730b3/4319"},
     {"random-5", Random<5>, "faa194cf1bef0299/4842"},
     {"random-6", Random<6>, "2365d84cc482864e/8855"},
     {"random-7", Random<7>, "1f76c9419b5498b7/4124"},
-    {"random-8", Random<8>, "d485019ceb95e32f/6516"},
+    {"random-8", Random<8>, "b7ee3a11f917c1ab/6524"},
     {"random-9", Random<9>, "1964eadd04ced500/1118"},
-    {"random-10", Random<10>, "5301e06199a1d118/10024"},
-    {"random-11", Random<11>, "b0f7cad374ae80dc/4102"},
+    {"random-10", Random<10>, "552dc0fb1e8870fa/10083"},
+    {"random-11", Random<11>, "125be79b18e46047/4078"},
     {"random-12", Random<12>, "d3f3821a721f800e/5308"},
 };
 
