@@ -321,15 +321,16 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
     throw Failure{absl::StrJoin(v, "\n")};
   }
   v1::ScheduleRequest request = BuildRequest(*set, args);
-  // The catalog is resolved here (the embedded one for the first NodePool's
-  // NodeClass, or a file), so the request is self-contained.
-  const v1::NodePool* first =
-      set->node_pools().empty() ? nullptr : &set->node_pools(0);
-  absl::StatusOr<v1::Catalog> catalog = ResolveCatalog(
-      args.catalog,
-      args.catalog == "aws" ? FindNodeClass(*set, first) : nullptr);
-  if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
-  *request.mutable_catalog() = *std::move(catalog);
+  // "aws": the scheduler builds the embedded catalog per NodeClass (each
+  // NodePool launches from its own NodeClass's catalog); a file is read here
+  // and serves every NodePool.
+  if (args.catalog == "aws") {
+    request.set_catalog_ref("aws");
+  } else {
+    absl::StatusOr<v1::Catalog> catalog = ResolveCatalog(args.catalog, nullptr);
+    if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
+    *request.mutable_catalog() = *std::move(catalog);
+  }
   absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
   if (!response.ok()) throw Failure{std::string(response.status().message())};
   absl::StatusOr<std::string> text;

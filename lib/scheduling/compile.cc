@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "nodeplan/catalog.h"
+#include "nodeplan/compiled_catalog.h"
 #include "nodeplan/hash.h"
 #include "scheduling/model.h"
 
@@ -97,48 +100,173 @@ Req NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r) {
   return q;
 }
 
-absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
-  Compiled c;
+namespace {
+
+// The instance types of one catalog: the request's explicit catalog, or the
+// embedded AWS catalog built for one NodeClass. c.types[begin, end) holds
+// them; the NodePools that use this catalog see only that range.
+struct CatalogGroup {
+  // AWS groups: the NodeClass the catalog is built for (nullptr when the
+  // NodePool's NodeClass is not in the request: the provider's defaults),
+  // and the NodeClass names that resolve to it.
+  bool aws = false;
+  const v1::NodeClass* node_class = nullptr;
+  std::vector<std::string> class_names;
+  std::unique_ptr<v1::Catalog> owned;
+  const v1::Catalog* catalog = nullptr;
+  size_t begin = 0, end = 0;
+};
+
+const std::string& NodeClassName(const v1::NodePool& np) {
+  return np.spec().template_().spec().node_class_ref().name();
+}
+
+// An explicit catalog (instanceTypes given) is used for every NodePool.
+// Otherwise (catalogRef "aws" or empty) each NodeClass a NodePool references
+// gets AwsCatalog(node_class) of its own, since that catalog depends on the
+// NodeClass (ephemeral storage size, EKS max-pods cap, allow-list, zones);
+// NodePools referencing the same NodeClass share it. Group 0 is always the
+// first NodePool's, so that types exist for in-flight NodeClaims even
+// without a dynamic NodePool.
+absl::StatusOr<std::vector<CatalogGroup>> CatalogGroups(
+    const v1::ScheduleRequest& base) {
+  std::vector<CatalogGroup> groups;
+  if (base.catalog().instance_types_size() > 0) {
+    groups.emplace_back();
+    groups.back().catalog = &base.catalog();
+    return groups;
+  }
+  if (!base.catalog_ref().empty() && base.catalog_ref() != "aws")
+    return absl::InvalidArgumentError(
+        absl::StrCat("catalogRef: \"", base.catalog_ref(),
+                     "\" is not a known catalog (aws)"));
+  // Last NodeClass of a name wins, as before.
+  absl::flat_hash_map<std::string, const v1::NodeClass*> classes;
+  for (const auto& nc : base.node_classes())
+    classes[nc.metadata().name()] = &nc;
+  auto add = [&](const std::string& name) -> absl::Status {
+    const v1::NodeClass* node_class = nullptr;
+    if (auto it = classes.find(name); it != classes.end())
+      node_class = it->second;
+    for (CatalogGroup& g : groups) {
+      if (g.node_class != node_class) continue;
+      if (std::find(g.class_names.begin(), g.class_names.end(), name) ==
+          g.class_names.end())
+        g.class_names.push_back(name);
+      return absl::OkStatus();
+    }
+    auto catalog = AwsCatalog(node_class);
+    if (!catalog.ok()) return catalog.status();
+    CatalogGroup g;
+    g.aws = true;
+    g.node_class = node_class;
+    g.class_names.push_back(name);
+    g.owned = std::make_unique<v1::Catalog>(std::move(*catalog));
+    g.catalog = g.owned.get();
+    groups.push_back(std::move(g));
+    return absl::OkStatus();
+  };
+  absl::Status st =
+      add(base.node_pools_size() > 0 ? NodeClassName(base.node_pools(0)) : "");
+  if (!st.ok()) return st;
+  for (const auto& np : base.node_pools()) {
+    if (np.spec().has_replicas()) continue;
+    st = add(NodeClassName(np));
+    if (!st.ok()) return st;
+  }
+  return groups;
+}
+
+size_t GroupOf(const std::vector<CatalogGroup>& groups,
+               const v1::NodePool& np) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (!groups[i].aws) return i;
+    const auto& names = groups[i].class_names;
+    if (std::find(names.begin(), names.end(), NodeClassName(np)) != names.end())
+      return i;
+  }
+  return 0;
+}
+
+// Whole units of an extended resource held in milli-units, rounded away
+// from zero as Quantity.Value() rounds the text.
+int64_t WholeUnits(int64_t milli) {
+  if (milli >= 0) return milli / 1000 + (milli % 1000 != 0 ? 1 : 0);
+  return -WholeUnits(-milli);
+}
+
+// The shared resource vector in the scheduler's fixed-width form (CPU in
+// millicores, everything else in whole units), extended resources getting
+// dimensions in name order.
+absl::StatusOr<ResVec> ToResVec(const ResourceVector& r,
+                                const nodeplan::Interner& names,
+                                ResourceDims& dims, const std::string& path) {
+  ResVec out;
+  out[kCpu] = r.cpu_milli();
+  out[kMemory] = r.memory();
+  out[kPods] = r.pods();
+  out[kEphemeral] = r.ephemeral_storage();
+  std::vector<std::pair<std::string, int64_t>> ext;
+  for (const auto& e : r.extended())
+    ext.emplace_back(std::string(names.KeyText(e.name)), e.milli);
+  std::sort(ext.begin(), ext.end());
+  for (const auto& [name, milli] : ext) {
+    int d = dims.Dim(name);
+    if (d < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, "[", name, "]: more than ", kMaxDims,
+                       " distinct resource names are not supported"));
+    out[d] += WholeUnits(milli);
+  }
+  return out;
+}
+
+// Compiles g.catalog with the shared CompileCatalog (NodeOverlays, unavailable
+// offerings, quantities, allocatable) and appends its types to c.types in
+// the scheduler's model. Requirements come from the catalog's labels and
+// requirements (overlays do not change them); zone and capacity-type
+// requirements are those of the available offerings.
+absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
+                                 const CatalogGroup& g, Compiled& c) {
   Interner& in = c.in;
-  c.keys = InternKeys(in);
   const Keys& k = c.keys;
-  for (Id id : {k.nodepool, k.zone, k.region, k.instance_type, k.arch, k.os,
-                k.capacity_type, k.windows_build, k.reservation_id})
-    MarkWellKnown(c.wk, id);
-  const v1::Catalog& cat = base.catalog();
-  for (const auto& l : cat.well_known_labels())
-    MarkWellKnown(c.wk, in.Intern(l));
-
-  // Unavailable offerings, as "type/zone/capacity-type".
-  absl::flat_hash_map<std::string, bool> unavailable;
-  for (const auto& u : base.unavailable_offerings())
-    unavailable[absl::StrCat(u.instance_type(), "/", u.zone(), "/",
-                             u.capacity_type())] = true;
-
-  // Instance types.
-  c.types.reserve(cat.instance_types_size());
+  std::vector<v1::NodeOverlay> overlays(base.node_overlays().begin(),
+                                        base.node_overlays().end());
+  std::vector<v1::UnavailableOffering> unavailable(
+      base.unavailable_offerings().begin(), base.unavailable_offerings().end());
+  CatalogCompileOptions options;
+  options.overlays = overlays;
+  options.unavailable = unavailable;
+  nodeplan::Interner names;
+  auto compiled = CompileCatalog(*g.catalog, options, names);
+  if (!compiled.ok()) {
+    if (!g.aws) return compiled.status();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "catalogRef \"aws\" for NodeClass \"", g.class_names.front(),
+        "\": ", compiled.status().message()));
+  }
+  const v1::Catalog& cat = *g.catalog;
+  std::string prefix = g.aws ? absl::StrCat("catalog (aws, NodeClass ",
+                                            g.class_names.front(), ").")
+                             : "catalog.";
   for (int i = 0; i < cat.instance_types_size(); ++i) {
     const v1::InstanceType& t = cat.instance_types(i);
+    const CompiledInstanceType& ct = (*compiled)->instance_type(i);
     std::string path =
-        absl::StrCat("catalog.instanceTypes[", i, "] (", t.name(), ")");
+        absl::StrCat(prefix, "instanceTypes[", i, "] (", t.name(), ")");
     InstanceType it;
     it.name = t.name();
     it.name_id = in.Intern(t.name());
-    auto cap = c.dims.ParseList(t.capacity(), path + ".capacity");
+    auto cap = ToResVec(ct.capacity, names, c.dims, path + ".capacity");
     if (!cap.ok()) return cap.status();
     it.capacity = *cap;
-    ResVec overhead;
-    for (const auto* list :
-         {&t.overhead().kube_reserved(), &t.overhead().system_reserved(),
-          &t.overhead().eviction_threshold()}) {
-      auto o = c.dims.ParseList(*list, path + ".overhead");
-      if (!o.ok()) return o.status();
-      overhead += *o;
-    }
+    auto overhead = ToResVec(ct.overhead, names, c.dims, path + ".overhead");
+    if (!overhead.ok()) return overhead.status();
     // Allocatable: capacity minus overhead on capacity's keys, then hugepages
     // taken out of memory (floored at zero).
     for (int d = 0; d < kMaxDims; ++d)
-      it.allocatable[d] = it.capacity[d] - (it.capacity[d] ? overhead[d] : 0);
+      it.allocatable[d] =
+          it.capacity[d] - (it.capacity[d] ? (*overhead)[d] : 0);
     for (int d = 0; d < c.dims.size(); ++d)
       if (absl::StartsWith(c.dims.Name(d), "hugepages-"))
         it.allocatable[kMemory] =
@@ -146,19 +274,17 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     std::vector<Id> zones, cts;
     for (int j = 0; j < t.offerings_size(); ++j) {
       const v1::Offering& o = t.offerings(j);
+      const CompiledOffering& co = ct.offerings[j];
       Offering off;
       off.zone = in.Intern(o.zone());
       off.capacity_type = in.Intern(o.capacity_type());
-      off.price = o.price();
-      off.available = !o.has_available() || o.available();
+      off.price = co.price;
+      off.available = co.available;
       if (!o.reservation_id().empty()) {
         off.reservation = in.Intern(o.reservation_id());
         off.reservation_capacity = o.reservation_capacity();
         if (off.reservation_capacity <= 0) off.available = false;
       }
-      if (unavailable.contains(
-              absl::StrCat(t.name(), "/", o.zone(), "/", o.capacity_type())))
-        off.available = false;
       if (off.available) {
         zones.push_back(off.zone);
         cts.push_back(off.capacity_type);
@@ -175,10 +301,35 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     for (const auto& r : t.requirements())
       it.reqs.Add(NodeSelectorReq(in, r), in);
     it.reqs.Add(InReq(k.instance_type, it.name_id), in);
-    Req zr = MakeReq(k.zone, "In", zones, in);
-    it.reqs.Add(zr, in);
+    it.reqs.Add(MakeReq(k.zone, "In", zones, in), in);
     it.reqs.Add(MakeReq(k.capacity_type, "In", cts, in), in);
     c.types.push_back(std::move(it));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
+  Compiled c;
+  Interner& in = c.in;
+  c.keys = InternKeys(in);
+  const Keys& k = c.keys;
+  for (Id id : {k.nodepool, k.zone, k.region, k.instance_type, k.arch, k.os,
+                k.capacity_type, k.windows_build, k.reservation_id})
+    MarkWellKnown(c.wk, id);
+
+  // One compiled catalog per distinct source (see CatalogGroups), its types
+  // appended to c.types in group order.
+  auto groups = CatalogGroups(base);
+  if (!groups.ok()) return groups.status();
+  for (CatalogGroup& g : *groups) {
+    for (const auto& l : g.catalog->well_known_labels())
+      MarkWellKnown(c.wk, in.Intern(l));
+    g.begin = c.types.size();
+    absl::Status st = AppendInstanceTypes(base, g, c);
+    if (!st.ok()) return st;
+    g.end = c.types.size();
   }
   const size_t n = c.types.size();
 
@@ -264,7 +415,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     }
     pool.types = Bits(n);
     pool.offering_mask.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
+    const CatalogGroup& group = (*groups)[GroupOf(*groups, np)];
+    for (size_t i = group.begin; i < group.end; ++i) {
       const InstanceType& it = c.types[i];
       if (!Intersects(it.reqs, pool.reqs, in, nullptr)) continue;
       uint64_t mask = 0;

@@ -83,8 +83,14 @@ struct Compiled {
   FitIndex fit;
 };
 
-// Builds the compiled snapshot from nodePools, nodeClasses, catalog,
-// nodeOverlays and unavailableOfferings of `base`.
+// Builds the compiled snapshot from nodePools, nodeClasses, catalog /
+// catalogRef, nodeOverlays and unavailableOfferings of `base`. Instance types
+// come from the shared CompileCatalog (nodeplan/compiled_catalog.h: overlays,
+// unavailable offerings, quantities, allocatable), translated into this
+// model. An explicit catalog serves every NodePool; otherwise (catalogRef
+// "aws" or empty) each referenced NodeClass gets AwsCatalog(node_class) of
+// its own, shared by the NodePools that reference it, and `types` holds one
+// entry per (catalog, instance type): a name can appear once per catalog.
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base);
 
 // A NodeSelectorRequirement (with minValues) as a requirement, its key

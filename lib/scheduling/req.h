@@ -5,6 +5,38 @@
 // interned labels. Private to the scheduler: the requirements branch owns the
 // public version; this one is tuned for the scheduler's inner loop (sorted
 // small vectors of ids, no allocation when nothing changes).
+//
+// Why this copy (and scheduling/intern.h) still exists beside
+// nodeplan/requirements.h and nodeplan/interner.h. Quantities and the
+// catalog compile were unified (scheduling/compile.cc feeds the scheduler
+// from CompileCatalog); this part was deliberately not half-migrated:
+//  * One id space. Here a key and a value are the same `Id` from one
+//    Interner: topology domains are interned node names and zone values used
+//    as keys of maps (topology.cc), Keys/v_* are compared with both, and
+//    Interner::Int caches the integer of any id. The shared interner has
+//    separate LabelKeyId / LabelValue spaces (a LabelValue carries is_int /
+//    int_value flags). Switching means retyping every Id in model.h, pods.h,
+//    topology.h and about 140 call sites in solver.cc and topology.cc.
+//  * Those two files are being restructured for speed on another branch
+//    (schedperf); rewriting their requirement calls now would conflict with
+//    it wholesale. The migration belongs after that branch merges.
+//  * Error text. Intersects/Compatible here append Karpenter's messages to a
+//    std::string the solver assembles into reasons, byte for byte as the
+//    current goldens expect; the shared one returns absl::Status
+//    (IntersectsStatus). The reason strings would need a golden-by-golden
+//    comparison.
+//  * Speed is unmeasured for the shared algebra inside the solver's loops
+//    (Reqs::Add copies into a sorted vector without allocating when nothing
+//    changes; the solver relies on that for per-class Reqs copies). The rule
+//    is that benchmarks/scheduling_bench.cc must not get slower.
+// What the migration needs: (1) the model built on nodeplan::Interner with a
+// per-call overlay (Interner(&base)) for pod/node strings, so a compiled
+// Snapshot stays immutable; (2) Req -> nodeplan::Requirement, Reqs ->
+// nodeplan::Requirements, WellKnown -> WellKnownLabels in model.h, pods.h,
+// topology.h, solver.cc, topology.cc; (3) a string-appending variant of
+// Requirements::Intersects/Compatible, or reasons built from the Status
+// messages, checked against tests/scheduling goldens; (4) CPU-time figures
+// of scheduling_bench (release preset) before and after, no regression.
 
 #include <cstdint>
 #include <string>

@@ -38,10 +38,11 @@ inline bool Fits(const ResVec& need, const ResVec& have) {
   return true;
 }
 
-// Quantity text -> exact integers (private to the scheduler until the
-// manifest branch's quantity.h lands).
-absl::StatusOr<int64_t> ParseMilliQuantity(absl::string_view text);
-absl::StatusOr<int64_t> ParseValueQuantity(absl::string_view text);
+// Quantities are parsed with the shared nodeplan/quantity.h. The formatters
+// stay here: they print Karpenter-style resource strings in reasons (bytes in
+// binary suffixes or plain decimal, CPU as whole cores or "m"), which differ
+// from FormatBytes/FormatMilli below 1024 and above 999 cores; keeping them
+// keeps the scheduler's output byte-identical.
 std::string FormatMilliQuantity(int64_t milli);
 std::string FormatByteQuantity(int64_t bytes);
 

@@ -2,8 +2,6 @@
 
 #include "nodeplan/schedule.h"
 
-#include "absl/strings/str_cat.h"
-#include "nodeplan/catalog.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
 
@@ -28,30 +26,6 @@ class CompiledSnapshot : public Snapshot {
   scheduling::Compiled c_;
 };
 
-// An explicit catalog wins; otherwise the embedded AWS catalog, built for
-// the NodeClass of the first NodePool (its subnets' zones; per-NodePool zone
-// restrictions are applied again at compile time from each NodeClass).
-absl::StatusOr<v1::ScheduleRequest> ResolveCatalog(
-    const v1::ScheduleRequest& base) {
-  if (base.catalog().instance_types_size() > 0) return base;
-  if (!base.catalog_ref().empty() && base.catalog_ref() != "aws")
-    return absl::InvalidArgumentError(
-        absl::StrCat("catalogRef: \"", base.catalog_ref(),
-                     "\" is not a known catalog (aws)"));
-  const v1::NodeClass* node_class = nullptr;
-  if (base.node_pools_size() > 0) {
-    const std::string& name =
-        base.node_pools(0).spec().template_().spec().node_class_ref().name();
-    for (const auto& nc : base.node_classes())
-      if (nc.metadata().name() == name) node_class = &nc;
-  }
-  auto catalog = AwsCatalog(node_class);
-  if (!catalog.ok()) return catalog.status();
-  v1::ScheduleRequest out = base;
-  *out.mutable_catalog() = std::move(*catalog);
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
@@ -63,9 +37,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     return absl::InvalidArgumentError(
         "Snapshot::Compile: cluster state (nodes, nodeClaims, pods, "
         "daemonSets, volumes, deployments) belongs to Snapshot::Schedule");
-  auto resolved = ResolveCatalog(base);
-  if (!resolved.ok()) return resolved.status();
-  auto c = scheduling::CompileSnapshot(*resolved);
+  auto c = scheduling::CompileSnapshot(base);
   if (!c.ok()) return c.status();
   return std::shared_ptr<const Snapshot>(
       std::make_shared<CompiledSnapshot>(std::move(*c)));
@@ -73,9 +45,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
 
 absl::StatusOr<v1::ScheduleResponse> Schedule(
     const v1::ScheduleRequest& request) {
-  auto resolved = ResolveCatalog(request);
-  if (!resolved.ok()) return resolved.status();
-  auto c = scheduling::CompileSnapshot(*resolved);
+  auto c = scheduling::CompileSnapshot(request);
   if (!c.ok()) return c.status();
   return scheduling::Solve(*c, request);
 }

@@ -586,10 +586,12 @@ absl::Status Round::CompileDaemons() {
 }
 
 absl::Status Round::CompileExisting() {
-  // Catalog lookup by instance-type name for in-flight NodeClaims.
+  // Catalog lookup by instance-type name for in-flight NodeClaims. With one
+  // AWS catalog per NodeClass a name can appear once per catalog: the first
+  // (the first NodePool's NodeClass) wins.
   absl::flat_hash_map<std::string, int> type_by_name;
   for (size_t i = 0; i < c_.types.size(); ++i)
-    type_by_name[c_.types[i].name] = i;
+    type_by_name.emplace(c_.types[i].name, i);
   absl::flat_hash_map<std::string, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
     node_index[req_.nodes(i).metadata().name()] = i;

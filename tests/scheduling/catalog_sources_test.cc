@@ -1,0 +1,253 @@
+// Where the scheduler's instance types come from: the shared CompileCatalog
+// with the request's NodeOverlays and unavailable offerings, and, for
+// catalogRef "aws", one embedded catalog per NodeClass.
+
+#include "fixtures.h"
+#include "gmock/gmock.h"
+
+namespace nodeplan::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::NodeOverlay Overlay(const std::string& text) {
+  return Parse<v1::NodeOverlay>(text);
+}
+
+TEST(CatalogSources, PriceOverlayChangesTheChosenType) {
+  auto r = Request(3);
+  *r.add_pods() = Pod("a", "1500m", "1Gi");
+  auto before = MustSchedule(r);
+  ASSERT_EQ(before.new_node_claims_size(), 1);
+  EXPECT_EQ(before.new_node_claims(0).launch().instance_type(), "fake-it-1");
+  // fake-it-2 at a fixed price far below fake-it-1's list price.
+  *r.add_node_overlays() =
+      Overlay(R"pb(metadata { name: "cheap-2" }
+                   spec {
+                     requirements {
+                       key: "node.kubernetes.io/instance-type"
+                       operator: "In"
+                       values: "fake-it-2"
+                     }
+                     price: "0.01"
+                   })pb");
+  auto after = MustSchedule(r);
+  ASSERT_EQ(after.new_node_claims_size(), 1);
+  const auto& launch = after.new_node_claims(0).launch();
+  EXPECT_EQ(launch.instance_type(), "fake-it-2");
+  EXPECT_DOUBLE_EQ(launch.price(), 0.01);
+  EXPECT_DOUBLE_EQ(after.cost(), 0.01);
+}
+
+TEST(CatalogSources, PriceAdjustmentOnOneCapacityTypeChangesTheLaunch) {
+  auto r = Request(3);
+  *r.add_pods() = Pod("a", "1500m", "1Gi");
+  *r.add_node_overlays() = Overlay(R"pb(metadata { name: "od-discount" }
+                                        spec {
+                                          requirements {
+                                            key: "karpenter.sh/capacity-type"
+                                            operator: "In"
+                                            values: "on-demand"
+                                          }
+                                          price_adjustment: "-50%"
+                                        })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  const auto& launch = resp.new_node_claims(0).launch();
+  EXPECT_EQ(launch.instance_type(), "fake-it-1");
+  EXPECT_EQ(launch.capacity_type(), "on-demand");
+  EXPECT_NEAR(launch.price(), FakePrice(2, 4) / 2, 1e-9);
+}
+
+TEST(CatalogSources, CapacityOverlayChangesWhatFits) {
+  auto r = Request(3);
+  // One dongle on fake-it-0; the pod needs two.
+  (*r.mutable_catalog()
+        ->mutable_instance_types(0)
+        ->mutable_capacity())["example.com/dongle"] = "1";
+  *r.add_pods() =
+      Pod("a", "500m", "1Gi",
+          R"pb(spec {
+                 containers {
+                   name: "c"
+                   resources {
+                     requests { key: "example.com/dongle" value: "2" }
+                     limits { key: "example.com/dongle" value: "2" }
+                   }
+                 }
+               })pb");
+  auto without = MustSchedule(r);
+  EXPECT_EQ(without.new_node_claims_size(), 0);
+  *r.add_node_overlays() =
+      Overlay(R"pb(metadata { name: "dongles" }
+                   spec {
+                     requirements {
+                       key: "node.kubernetes.io/instance-type"
+                       operator: "In"
+                       values: "fake-it-2"
+                     }
+                     capacity { key: "example.com/dongle" value: "2" }
+                   })pb");
+  auto with = MustSchedule(r);
+  ASSERT_EQ(with.new_node_claims_size(), 1);
+  EXPECT_EQ(with.new_node_claims(0).launch().instance_type(), "fake-it-2");
+}
+
+TEST(CatalogSources, UnavailableOfferingsAreHonoured) {
+  auto r = Request(3);
+  *r.add_pods() = Pod("a", "1500m", "1Gi");
+  // Every fake-it-1 offering (empty zone and capacity type match all).
+  r.add_unavailable_offerings()->set_instance_type("fake-it-1");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).launch().instance_type(), "fake-it-2");
+}
+
+v1::NodeClass NodeClass(const std::string& name, const std::string& size,
+                        const std::string& zone) {
+  return Parse<v1::NodeClass>(absl::StrCat(
+      R"pb(api_version: "eks.amazonaws.com/v1"
+           kind: "NodeClass"
+           metadata { name: ")pb",
+      name, R"pb(" }
+                 spec { ephemeral_storage { size: ")pb",
+      size, R"pb(" } }
+                 status { subnets { id: "subnet-)pb",
+      zone, R"pb(" zone: ")pb", zone, R"pb(" } })pb"));
+}
+
+v1::NodePool AwsPool(const std::string& name, const std::string& node_class,
+                     int weight) {
+  v1::NodePool np = NodePool(name);
+  np.mutable_spec()->set_weight(weight);
+  np.mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_node_class_ref()
+      ->set_name(node_class);
+  return np;
+}
+
+// small-disk (20Gi root volume, us-east-1a) is preferred by weight; big-disk
+// (200Gi, us-east-1b) has its own catalog, so a pod that needs 100Gi of
+// ephemeral storage lands there, in big-disk's zone.
+v1::ScheduleRequest TwoNodeClasses() {
+  v1::ScheduleRequest r;
+  r.set_catalog_ref("aws");
+  *r.add_node_classes() = NodeClass("small", "20Gi", "us-east-1a");
+  *r.add_node_classes() = NodeClass("big", "200Gi", "us-east-1b");
+  *r.add_node_pools() = AwsPool("small-disk", "small", 10);
+  *r.add_node_pools() = AwsPool("big-disk", "big", 1);
+  return r;
+}
+
+TEST(CatalogSources, EachNodeClassGetsItsOwnAwsCatalog) {
+  auto r = TwoNodeClasses();
+  *r.add_pods() = Pod("small", "1", "1Gi");
+  auto small = MustSchedule(r);
+  ASSERT_EQ(small.new_node_claims_size(), 1);
+  EXPECT_EQ(small.new_node_claims(0).node_pool(), "small-disk");
+  EXPECT_EQ(small.new_node_claims(0).launch().zone(), "us-east-1a");
+  // 100Gi never fits small-disk's 20Gi volume but fits big-disk's 200Gi.
+  *r.add_pods() =
+      Pod("disk", "1", "1Gi",
+          R"pb(spec {
+                 containers {
+                   name: "c"
+                   resources {
+                     requests { key: "ephemeral-storage" value: "100Gi" }
+                   }
+                 }
+               })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.unschedulable_size(), 0) << ReasonFor(resp, "default/disk");
+  bool found = false;
+  for (const auto& c : resp.new_node_claims()) {
+    for (const auto& p : c.pods()) {
+      if (p != "default/disk") continue;
+      found = true;
+      EXPECT_EQ(c.node_pool(), "big-disk");
+      EXPECT_EQ(c.launch().zone(), "us-east-1b");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
+  auto r = TwoNodeClasses();
+  // Only small-disk may take the pod: 100Gi never fits its 20Gi volume.
+  *r.add_pods() = Pod(
+      "disk", "1", "1Gi",
+      R"pb(spec {
+             node_selector { key: "karpenter.sh/nodepool" value: "small-disk" }
+             containers {
+               name: "c"
+               resources {
+                 requests { key: "ephemeral-storage" value: "100Gi" }
+               }
+             }
+           })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  EXPECT_THAT(ReasonFor(resp, "default/disk"), HasSubstr("small-disk"));
+}
+
+TEST(CatalogSources, NodePoolsSharingANodeClassShareItsCatalog) {
+  auto r = TwoNodeClasses();
+  *r.add_node_pools() = AwsPool("also-big", "big", 5);
+  *r.add_pods() =
+      Pod("disk", "1", "1Gi",
+          R"pb(spec {
+                 containers {
+                   name: "c"
+                   resources {
+                     requests { key: "ephemeral-storage" value: "100Gi" }
+                   }
+                 }
+               })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  // Heavier than big-disk, same NodeClass and so the same catalog.
+  EXPECT_EQ(resp.new_node_claims(0).node_pool(), "also-big");
+  EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "us-east-1b");
+}
+
+TEST(CatalogSources, OverlaysApplyToEveryAwsCatalog) {
+  auto r = TwoNodeClasses();
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto before = MustSchedule(r);
+  ASSERT_EQ(before.new_node_claims_size(), 1);
+  const std::string chosen = before.new_node_claims(0).launch().instance_type();
+  v1::NodeOverlay* expensive = r.add_node_overlays();
+  expensive->mutable_metadata()->set_name("expensive");
+  auto* req = expensive->mutable_spec()->add_requirements();
+  req->set_key("node.kubernetes.io/instance-type");
+  req->set_operator_("In");
+  req->add_values(chosen);
+  expensive->mutable_spec()->set_price_adjustment("+1000%");
+  auto after = MustSchedule(r);
+  ASSERT_EQ(after.new_node_claims_size(), 1);
+  EXPECT_NE(after.new_node_claims(0).launch().instance_type(), chosen);
+  EXPECT_LE(after.cost(), before.cost() * 11);
+}
+
+TEST(CatalogSources, UnavailableOfferingsApplyToAwsCatalogs) {
+  auto r = TwoNodeClasses();
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto before = MustSchedule(r);
+  ASSERT_EQ(before.new_node_claims_size(), 1);
+  const auto& launch = before.new_node_claims(0).launch();
+  auto* u = r.add_unavailable_offerings();
+  u->set_instance_type(launch.instance_type());
+  u->set_zone(launch.zone());
+  u->set_capacity_type(launch.capacity_type());
+  auto after = MustSchedule(r);
+  ASSERT_EQ(after.new_node_claims_size(), 1);
+  const auto& relaunch = after.new_node_claims(0).launch();
+  EXPECT_FALSE(relaunch.instance_type() == launch.instance_type() &&
+               relaunch.zone() == launch.zone() &&
+               relaunch.capacity_type() == launch.capacity_type());
+}
+
+}  // namespace
+}  // namespace nodeplan::testing
