@@ -82,6 +82,10 @@ bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
 }
 
 Bits FitIndex::Fitting(const ResVec& need, size_t n) const {
+  // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
+  // the catalog) has no dimension here: no instance type has any of it.
+  for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxDims); ++d)
+    if (need[d] > 0) return Bits(n, false);
   Bits out(n, true);
   for (size_t d = 0; d < sorted.size(); ++d) {
     if (need[d] <= 0) continue;

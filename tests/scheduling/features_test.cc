@@ -111,3 +111,22 @@ TEST(Offerings, NodeClassZonesAndUnavailableOfferings) {
 
 }  // namespace
 }  // namespace nodeplan::testing
+
+namespace nodeplan::testing {
+namespace {
+
+// A resource that no instance type in the catalog carries (here a GPU on a
+// CPU-only catalog) fits nowhere, as in Karpenter: the pod is unschedulable,
+// not launched onto a type without the resource.
+TEST(ExtendedResources, ResourceNoTypeHasIsUnschedulable) {
+  auto r = Request(4);
+  *r.add_pods() = Pod("gpu", "1", "1Gi", R"pb(spec { containers { name: "g" resources { limits { key: "nvidia.com/gpu" value: "1" } } } })pb");
+  *r.add_pods() = Pod("plain", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_THAT(resp.new_node_claims(0).pods(), ::testing::ElementsAre("default/plain"));
+  EXPECT_THAT(ReasonFor(resp, "default/gpu"), HasSubstr("no instance type has enough resources"));
+}
+
+}  // namespace
+}  // namespace nodeplan::testing
