@@ -14,7 +14,8 @@ namespace {
 
 using nodeplan::v1::ScheduleRequest;
 
-void Split(const ScheduleRequest& full, ScheduleRequest* base, ScheduleRequest* state) {
+void Split(const ScheduleRequest& full, ScheduleRequest* base,
+           ScheduleRequest* state) {
   *base = full;
   base->clear_pods();
   base->clear_nodes();
@@ -63,15 +64,25 @@ void Run(benchmark::State& st, const ScheduleRequest& full) {
   getrusage(RUSAGE_SELF, &usage);
   st.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   st.counters["pods/sec"] = benchmark::Counter(
-      static_cast<double>(state.pods_size()) * st.iterations(), benchmark::Counter::kIsRate);
+      static_cast<double>(state.pods_size()) * st.iterations(),
+      benchmark::Counter::kIsRate);
 }
 
 void BM_Scheduling(benchmark::State& st) {
-  Run(st, nodeplan::workload::KarpenterBenchmark(static_cast<int>(st.range(0))));
+  Run(st,
+      nodeplan::workload::KarpenterBenchmark(static_cast<int>(st.range(0))));
 }
 BENCHMARK(BM_Scheduling)
-    ->Arg(1)->Arg(50)->Arg(100)->Arg(500)->Arg(1000)->Arg(2000)->Arg(5000)
-    ->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
+    ->Arg(1)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(5000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_RespectPreferences(benchmark::State& st) {
   Run(st, nodeplan::workload::PreferenceBenchmark(4000, true));
@@ -84,7 +95,8 @@ void BM_IgnorePreferences(benchmark::State& st) {
 BENCHMARK(BM_IgnorePreferences)->Unit(benchmark::kMillisecond);
 
 void BM_SeedNodePoolAws(benchmark::State& st) {
-  Run(st, nodeplan::workload::SeedNodePoolWorkload(static_cast<int>(st.range(0))));
+  Run(st,
+      nodeplan::workload::SeedNodePoolWorkload(static_cast<int>(st.range(0))));
 }
 BENCHMARK(BM_SeedNodePoolAws)->Arg(3000)->Unit(benchmark::kMillisecond);
 

@@ -33,7 +33,8 @@ namespace nodeplan {
 // One call: compiles the request and schedules it. A pod that fits nowhere is
 // an answer (ScheduleResponse.unschedulable), not an error; errors are bad
 // input only, with the object and field path named.
-absl::StatusOr<v1::ScheduleResponse> Schedule(const v1::ScheduleRequest& request);
+absl::StatusOr<v1::ScheduleResponse> Schedule(
+    const v1::ScheduleRequest& request);
 
 // A compiled, immutable view of what changes rarely: the catalog (with
 // overlays and unavailable offerings applied), NodeClasses and NodePools.

@@ -1,6 +1,6 @@
-#include "nodeplan/library_version.h"
-
 #include "nodeplan/version.h"
+
+#include "nodeplan/library_version.h"
 
 namespace nodeplan {
 

@@ -90,10 +90,10 @@ TEST(CatalogFilesTest, SeedManifestsEndToEnd) {
   // The seed's two objects, not the whole workshop (which adds a NodePool).
   const std::string workshop =
       std::string(NODEPLAN_SOURCE_DIR) + "/examples/workshop/";
-  absl::StatusOr<v1::ManifestSet> set = LoadManifestFiles(
-      {workshop + "nodepool-general-purpose.yaml",
-       workshop + "nodeclass-default.yaml"},
-      v1::LoadOptions());
+  absl::StatusOr<v1::ManifestSet> set =
+      LoadManifestFiles({workshop + "nodepool-general-purpose.yaml",
+                         workshop + "nodeclass-default.yaml"},
+                        v1::LoadOptions());
   ASSERT_TRUE(set.ok()) << set.status();
   ASSERT_EQ(set->node_pools_size(), 1);
   ASSERT_EQ(set->node_classes_size(), 1);

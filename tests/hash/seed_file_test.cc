@@ -58,10 +58,10 @@ TEST(NodePoolHashFromYaml, ReferenceVectorsThroughTheLoader) {
   EXPECT_EQ(HashOfYaml(Seed("{}")), "4012513481623584108");
   EXPECT_EQ(HashOfYaml(Seed("{labels: {type: karpenter}}")),
             "1445944945662556359");
-  EXPECT_EQ(HashOfYaml(Seed(
-                "{}",
-                "      taints:\n      - {key: example.com/special, value: "
-                "\"true\", effect: NoSchedule}\n")),
+  EXPECT_EQ(HashOfYaml(
+                Seed("{}",
+                     "      taints:\n      - {key: example.com/special, value: "
+                     "\"true\", effect: NoSchedule}\n")),
             "11255377023678766593");
 }
 
