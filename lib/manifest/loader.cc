@@ -220,6 +220,12 @@ class Loader {
                    std::string(api_version));
       r->SetString(object, d->FindFieldByName("kind"), std::string(kind));
     }
+    if (options_.record_origins()) {
+      v1::ObjectOrigin* origin = set_->add_origins();
+      origin->set_object(ObjectName(tape, root, kind));
+      origin->set_location(absl::StrCat(Source(), ": ", Where(document, item),
+                                        " (line ", tape.nodes[root].line, ")"));
+    }
     for (const Problem& p : builder.findings()) {
       v1::Finding* f = set_->add_findings();
       f->set_object(
