@@ -324,6 +324,7 @@ v1::ScheduleRequest BuildRequest(const v1::ManifestSet& set,
   *request.mutable_persistent_volumes() = set.persistent_volumes();
   *request.mutable_storage_classes() = set.storage_classes();
   *request.mutable_deployments() = set.deployments();
+  *request.mutable_namespaces() = set.namespaces();
   v1::ScheduleOptions* options = request.mutable_options();
   options->set_preference_policy(args.preference_policy);
   options->set_min_values_policy(args.min_values_policy);

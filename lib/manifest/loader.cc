@@ -39,6 +39,7 @@ struct KindEntry {
 constexpr KindEntry kKinds[] = {
     {"v1", "Pod", "pods"},
     {"v1", "Node", "nodes"},
+    {"v1", "Namespace", "namespaces"},
     {"v1", "PersistentVolumeClaim", "persistent_volume_claims"},
     {"v1", "PersistentVolume", "persistent_volumes"},
     {"apps/v1", "DaemonSet", "daemon_sets"},

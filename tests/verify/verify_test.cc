@@ -129,6 +129,25 @@ v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
   return term;
 }
 
+// web-1 (on node-1) keeps away from app=cache pods in namespaces labelled
+// team=data; the bound cache pod moves to namespace "data", which carries
+// that label only when `namespace_object` sends the Namespace.
+void AntiAffinityAcrossNamespaces(Plan& p, bool namespace_object) {
+  p.pod("bound-1").mutable_metadata()->set_namespace_("data");
+  if (namespace_object) {
+    v1::Namespace* ns = p.req.add_namespaces();
+    ns->mutable_metadata()->set_name("data");
+    (*ns->mutable_metadata()->mutable_labels())["team"] = "data";
+  }
+  v1::PodAffinityTerm term = Term("cache", kHost);
+  *term.mutable_namespace_selector() = MatchLabels({{"team", "data"}});
+  *p.pod("web-1")
+       .mutable_spec()
+       ->mutable_affinity()
+       ->mutable_pod_anti_affinity()
+       ->add_required_during_scheduling_ignored_during_execution() = term;
+}
+
 void AddSpread(v1::Pod& pod, const std::string& key) {
   auto* c = pod.mutable_spec()->add_topology_spread_constraints();
   c->set_max_skew(1);
@@ -479,6 +498,11 @@ std::vector<Case> Cases() {
              Term("web", kHost);
        },
        "pod-anti-affinity"},
+      {"anti-affinity across namespaces by namespaceSelector",
+       [](Plan& p) { AntiAffinityAcrossNamespaces(p, true); },
+       "pod-anti-affinity"},
+      {"namespaceSelector matching no known namespace",
+       [](Plan& p) { AntiAffinityAcrossNamespaces(p, false); }, ""},
       {"anti-affinity against an undecided zone",
        [](Plan& p) {
          *p.pod("bound-1")
