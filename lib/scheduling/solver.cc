@@ -27,6 +27,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/library_version.h"
+#include "scheduling/daemonset_pod.h"
 #include "scheduling/namespaces.h"
 
 namespace nodeplan::scheduling {
@@ -349,7 +350,8 @@ const KnownNamespaces& Round::Namespaces() {
       of_pods.push_back(p.metadata().namespace_().empty()
                             ? "default"
                             : p.metadata().namespace_());
-    for (const auto& p : expanded_) of_pods.push_back(p.metadata().namespace_());
+    for (const auto& p : expanded_)
+      of_pods.push_back(p.metadata().namespace_());
     namespaces_.emplace(req_.namespaces(), of_pods, in_);
   }
   return *namespaces_;
@@ -575,10 +577,14 @@ absl::Status Round::CompileDaemons() {
   for (const auto& ds : req_.daemon_sets()) {
     DaemonPod d;
     d.name = ds.metadata().name();
-    const auto& spec = ds.spec().template_().spec();
+    const v1::Pod* newest = NewestDaemonSetPod(ds, req_.pods());
+    const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
     auto rq = PodRequests(
         spec, dims_,
-        absl::StrCat("daemonSets[", d.name, "].spec.template.spec"));
+        newest == nullptr
+            ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
+            : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
+                           newest->metadata().name(), "].spec"));
     if (!rq.ok()) return rq.status();
     d.requests = *rq;
     d.tols = CompileTolerations(spec.tolerations());

@@ -420,13 +420,52 @@ class Verifier {
       v1::ObjectMeta meta = ds.spec().template_().metadata();
       meta.set_name(ds.metadata().name());
       meta.set_namespace_(ds.metadata().namespace_());
-      if (!verify_internal::ExtractPodFacts(meta, ds.spec().template_().spec(),
-                                            facts, &error)) {
+      if (!verify_internal::ExtractPodFacts(meta, DaemonSpec(ds), facts,
+                                            &error)) {
         Add("input", "daemonset " + ds.metadata().name(), "malformed " + error);
         continue;
       }
       daemons_.push_back(std::move(facts));
     }
+  }
+
+  // What a DaemonSet costs a node: its newest running pod (the one it
+  // controls with the latest creationTimestamp; the earliest listed on a tie)
+  // keeping the template's required node affinity, else its template.
+  const v1::PodSpec& DaemonSpec(const v1::DaemonSet& ds) {
+    const v1::Pod* newest = nullptr;
+    for (const auto& pod : request_.pods()) {
+      if (pod.metadata().namespace_() != ds.metadata().namespace_()) continue;
+      const v1::OwnerReference* controller = nullptr;
+      for (const auto& ref : pod.metadata().owner_references()) {
+        if (ref.controller()) {
+          controller = &ref;
+          break;
+        }
+      }
+      if (controller == nullptr) continue;
+      const bool owned = ds.metadata().uid().empty()
+                             ? controller->kind() == "DaemonSet" &&
+                                   controller->name() == ds.metadata().name()
+                             : controller->uid() == ds.metadata().uid();
+      if (!owned) continue;
+      if (newest != nullptr && pod.metadata().creation_timestamp() <=
+                                   newest->metadata().creation_timestamp()) {
+        continue;
+      }
+      newest = &pod;
+    }
+    const v1::PodSpec& tmpl = ds.spec().template_().spec();
+    if (newest == nullptr) return tmpl;
+    v1::PodSpec& spec = daemon_specs_.emplace_back(newest->spec());
+    const v1::NodeAffinity& pinned = tmpl.affinity().node_affinity();
+    if (pinned.has_required_during_scheduling_ignored_during_execution()) {
+      *spec.mutable_affinity()
+           ->mutable_node_affinity()
+           ->mutable_required_during_scheduling_ignored_during_execution() =
+          pinned.required_during_scheduling_ignored_during_execution();
+    }
+    return spec;
   }
 
   void AddPod(PodEntry entry) {
@@ -1365,6 +1404,7 @@ class Verifier {
   std::map<std::string, std::map<std::string, std::string>> namespace_labels_;
   std::vector<std::string> bound_node_;
   std::vector<PodFacts> daemons_;
+  std::deque<v1::PodSpec> daemon_specs_;  // DaemonSpec's copies, stable
   std::map<std::string, int> pending_index_;
   std::map<std::string, int> seen_;
 

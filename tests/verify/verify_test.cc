@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/workload.h"
@@ -173,6 +174,29 @@ v1::DaemonSet* AddDaemon(Plan& plan, const std::string& cpu) {
   return ds;
 }
 
+// The "agent" DaemonSet with `template_cpu`, and two pods it controls: an
+// older one asking 2 CPUs and the newest asking `newest_cpu`, whose
+// requests are what a node pays.
+void AddDaemonWithPods(Plan& plan, const std::string& template_cpu,
+                       const std::string& newest_cpu) {
+  AddDaemon(plan, template_cpu)->mutable_metadata()->set_uid("agent-uid");
+  const std::pair<const char*, std::string> pods[] = {
+      {"2026-01-01T00:00:00Z", "2"}, {"2026-02-01T00:00:00Z", newest_cpu}};
+  int i = 0;
+  for (const auto& [created, cpu] : pods) {
+    v1::Pod pod =
+        MakePod(absl::StrCat("agent-", i++), "kube-system", cpu, "64Mi");
+    pod.mutable_metadata()->set_creation_timestamp(created);
+    v1::OwnerReference* owner = pod.mutable_metadata()->add_owner_references();
+    owner->set_kind("DaemonSet");
+    owner->set_name("agent");
+    owner->set_uid("agent-uid");
+    owner->set_controller(true);
+    pod.mutable_spec()->set_node_name("node-elsewhere");
+    *plan.req.add_pods() = pod;
+  }
+}
+
 struct Case {
   std::string name;
   std::function<void(Plan&)> mutate;
@@ -290,6 +314,10 @@ std::vector<Case> Cases() {
        "resources"},
       {"DaemonSet overhead counts", [](Plan& p) { AddDaemon(p, "500m"); },
        "resources"},
+      {"DaemonSet overhead from its newest pod",
+       [](Plan& p) { AddDaemonWithPods(p, "10m", "500m"); }, "resources"},
+      {"DaemonSet's newest pod smaller than its template",
+       [](Plan& p) { AddDaemonWithPods(p, "500m", "10m"); }, ""},
       {"DaemonSet that cannot run there does not count",
        [](Plan& p) {
          (*AddDaemon(p, "500m")
