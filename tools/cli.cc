@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/hash.h"
@@ -495,7 +496,10 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
   } catch (const Failure& f) {
-    err << "nodeplan: " << f.message << "\n";
+    // One "nodeplan: " per line: several violations stay greppable.
+    for (absl::string_view line : absl::StrSplit(f.message, '\n')) {
+      err << "nodeplan: " << line << "\n";
+    }
     return kExitBadInput;
   } catch (const std::exception& e) {
     err << "nodeplan: internal error: " << e.what() << "\n";

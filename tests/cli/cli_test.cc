@@ -184,6 +184,13 @@ TEST(Cli, ScheduleRefusesInvalidNodePoolNamingFileAndDocument) {
   EXPECT_THAT(r.err, StartsWith(absl::StrCat("nodeplan: ", path,
                                              ": document 2 (line 5): "
                                              "NodePool broken: ")));
+  // Every violation on a line of its own, each with the prefix.
+  const std::vector<std::string> lines =
+      absl::StrSplit(r.err, '\n', absl::SkipEmpty());
+  EXPECT_EQ(lines.size(), 4u) << r.err;
+  for (const std::string& line : lines) {
+    EXPECT_THAT(line, StartsWith(absl::StrCat("nodeplan: ", path)));
+  }
   EXPECT_THAT(r.err, HasSubstr("spec.weight: Invalid value: 101"));
 }
 
