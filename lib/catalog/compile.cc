@@ -151,9 +151,11 @@ struct CompileContext {
   std::vector<std::pair<LabelKeyId, LabelValue>> labels;
   std::vector<LabelValue> zones, capacity_types, reservation_ids;
   // A type's requirements in the order Requirements::Add would receive
-  // them, and their (key, position) order.
+  // them; per key id the first and last of them, chained through `next`;
+  // the key ids present.
   std::vector<Requirement> pending;
-  std::vector<std::pair<LabelKeyId, int>> order;
+  std::vector<int> head, tail, next;
+  std::vector<uint64_t> key_bits;
 };
 
 // How many distinct `requirements` lists ParsedExtras remembers.
@@ -227,9 +229,6 @@ void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx) {
                               *interner.FindValue(value));
     }
   }
-  // In key-id order (as Requirements::Add received them before).
-  std::sort(ctx.labels.begin(), ctx.labels.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [key, value] : ctx.labels) {
     ctx.pending.push_back(Requirement::In(key, absl::MakeConstSpan(&value, 1)));
   }
@@ -279,25 +278,40 @@ absl::StatusOr<const Requirements*> ExtraRequirements(
 
 // ctx.pending as Requirements: the same as Add-ing each in order (entries of
 // one key fold as later.Intersection(earlier), as Add does), built in one
-// pass.
+// pass: pending entries are chained per key id in insertion order, then the
+// keys are visited in id order through a bitmap (no sort).
 Requirements TakePendingRequirements(CompileContext& ctx) {
   std::vector<Requirement>& pending = ctx.pending;
-  ctx.order.clear();
-  for (int j = 0; j < static_cast<int>(pending.size()); ++j) {
-    ctx.order.emplace_back(pending[j].key(), j);
-  }
-  std::sort(ctx.order.begin(), ctx.order.end());
-  Requirements::Storage entries;
-  entries.reserve(ctx.order.size());
-  for (size_t j = 0; j < ctx.order.size();) {
-    entries.push_back(std::move(pending[ctx.order[j].second]));
-    size_t k = j + 1;
-    for (; k < ctx.order.size() && ctx.order[k].first == ctx.order[j].first;
-         ++k) {
-      entries.back() =
-          pending[ctx.order[k].second].Intersection(entries.back());
+  const int n = static_cast<int>(pending.size());
+  ctx.next.assign(n, -1);
+  for (int j = 0; j < n; ++j) {
+    const auto key = static_cast<size_t>(pending[j].key());
+    if (key >= ctx.head.size()) {
+      ctx.head.resize(key + 1, -1);
+      ctx.tail.resize(key + 1, -1);
+      ctx.key_bits.resize(key / 64 + 1, 0);
     }
-    j = k;
+    if (ctx.head[key] < 0) {
+      ctx.head[key] = j;
+      ctx.key_bits[key / 64] |= uint64_t{1} << (key % 64);
+    } else {
+      ctx.next[ctx.tail[key]] = j;
+    }
+    ctx.tail[key] = j;
+  }
+  Requirements::Storage entries;
+  entries.reserve(n);
+  for (size_t w = 0; w < ctx.key_bits.size(); ++w) {
+    for (uint64_t bits = ctx.key_bits[w]; bits != 0; bits &= bits - 1) {
+      const size_t key = w * 64 + __builtin_ctzll(bits);
+      int j = ctx.head[key];
+      entries.push_back(std::move(pending[j]));
+      for (j = ctx.next[j]; j >= 0; j = ctx.next[j]) {
+        entries.back() = pending[j].Intersection(entries.back());
+      }
+      ctx.head[key] = -1;
+    }
+    ctx.key_bits[w] = 0;
   }
   pending.clear();
   return Requirements::FromSorted(std::move(entries));
@@ -343,7 +357,12 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
           absl::StrCat(TypePath(i, in), ": offerings[", j, "]: ", message));
     };
     if (o.zone().empty()) return error("zone is empty");
-    c.zone = interner.InternValue(o.zone());
+    if (const LabelValue* known = ctx.values.Find(o.zone())) {
+      c.zone = *known;
+    } else {
+      c.zone = interner.InternValue(o.zone());
+      ctx.values.Put(o.zone(), c.zone);
+    }
     if (o.capacity_type() == labels::kCapacityTypeOnDemand) {
       c.capacity_type = ctx.on_demand;
     } else if (o.capacity_type() == labels::kCapacityTypeSpot) {
