@@ -86,13 +86,35 @@ struct RequirementsIndex::KeyIndex {
   std::vector<int> multi;
   std::vector<int> bounded;
   absl::flat_hash_map<LabelValueId, int> value_slot;
-  // Per value slot: concrete types listing the value / unbounded complement
-  // types excluding it.
-  std::vector<TypeSet> has;
-  std::vector<TypeSet> excl;
+  // Per value slot, `words_` words each: concrete types listing the value /
+  // unbounded complement types excluding it (`excl` is empty when no
+  // complement type of this key lists values).
+  std::vector<uint64_t> has;
+  std::vector<uint64_t> excl;
   // Integer values listed by single-valued types: (int value, slot), sorted.
   std::vector<std::pair<int64_t, int>> single_ints;
 };
+
+namespace {
+
+// The words of value slot `slot` in a per-slot bit array (empty when the
+// array is).
+absl::Span<const uint64_t> SlotWords(const std::vector<uint64_t>& bits,
+                                     int slot, int words) {
+  if (bits.empty()) return {};
+  return absl::MakeConstSpan(bits.data() + static_cast<size_t>(slot) * words,
+                             words);
+}
+
+void SetSlotBit(std::vector<uint64_t>& bits, int slot, int words, int t) {
+  bits[static_cast<size_t>(slot) * words + (t >> 6)] |= uint64_t{1} << (t & 63);
+}
+
+// Ids below this go through dense arrays while building (ids are small
+// dense integers from an Interner); others through hash maps.
+constexpr int32_t kDenseIdLimit = 1 << 20;
+
+}  // namespace
 
 RequirementsIndex::RequirementsIndex() = default;
 RequirementsIndex::~RequirementsIndex() = default;
@@ -117,60 +139,113 @@ RequirementsIndex::RequirementsIndex(
   Build();
 }
 
+// Key by key (each key's requirements gathered first), with dense id ->
+// slot arrays instead of a hash probe per requirement and value, and one
+// bit array per key for all its value slots.
 void RequirementsIndex::Build() {
-  auto key_index = [&](LabelKeyId key) -> KeyIndex& {
-    auto [it, inserted] =
-        key_slot_.emplace(key, static_cast<int>(keys_.size()));
-    if (inserted) {
+  std::vector<int> dense_key;  // key id -> position in keys_, or -1
+  std::vector<std::vector<std::pair<int, const Requirement*>>> per_key;
+  auto key_position = [&](LabelKeyId key) -> int {
+    const int next = static_cast<int>(keys_.size());
+    int position = next;
+    if (key >= 0 && key < kDenseIdLimit) {
+      if (static_cast<size_t>(key) >= dense_key.size()) {
+        dense_key.resize(static_cast<size_t>(key) + 1, -1);
+      }
+      if (dense_key[key] < 0) dense_key[key] = next;
+      position = dense_key[key];
+    } else {
+      position = key_slot_.emplace(key, next).first->second;
+    }
+    if (position == next) {
       keys_.emplace_back();
-      KeyIndex& k = keys_.back();
-      k.key = key;
-      k.defined.Reset(size_, false);
-      k.not_in_or_dne.Reset(size_, false);
-      k.single.Reset(size_, false);
-      k.complement_unbounded.Reset(size_, false);
+      keys_.back().key = key;
+      per_key.emplace_back();
     }
-    return keys_[it->second];
-  };
-  auto slot = [&](KeyIndex& k, LabelValueId v) -> int {
-    auto [it, inserted] =
-        k.value_slot.emplace(v, static_cast<int>(k.has.size()));
-    if (inserted) {
-      k.has.emplace_back(size_, false);
-      k.excl.emplace_back(size_, false);
-    }
-    return it->second;
+    return position;
   };
   for (int t = 0; t < size_; ++t) {
     for (const Requirement& r : *types_[t]) {
-      KeyIndex& k = key_index(r.key());
+      per_key[key_position(r.key())].emplace_back(t, &r);
+    }
+  }
+  key_slot_.reserve(keys_.size());
+  std::vector<int> dense_value;  // value id -> slot, or -1 (reset per key)
+  std::vector<LabelValueId> touched;
+  std::vector<bool> int_recorded;
+  for (size_t position = 0; position < keys_.size(); ++position) {
+    KeyIndex& k = keys_[position];
+    key_slot_.emplace(k.key, static_cast<int>(position));
+    k.defined.Reset(size_, false);
+    k.not_in_or_dne.Reset(size_, false);
+    k.single.Reset(size_, false);
+    k.complement_unbounded.Reset(size_, false);
+    int slots = 0;
+    auto slot = [&](LabelValueId v) -> int {
+      if (v >= 0 && v < kDenseIdLimit) {
+        if (static_cast<size_t>(v) >= dense_value.size()) {
+          dense_value.resize(static_cast<size_t>(v) + 1, -1);
+        }
+        if (dense_value[v] < 0) {
+          dense_value[v] = slots++;
+          touched.push_back(v);
+        }
+        return dense_value[v];
+      }
+      auto [it, inserted] = k.value_slot.emplace(v, slots);
+      if (inserted) ++slots;
+      return it->second;
+    };
+    // Slots first, so each bit array is allocated once.
+    bool any_excluded = false;
+    for (const auto& [t, r] : per_key[position]) {
+      const bool bounded = r->gte().has_value() || r->lte().has_value();
+      if (r->complement() && bounded) continue;
+      any_excluded = any_excluded || (r->complement() && !r->values().empty());
+      for (const LabelValue& v : r->values()) slot(v.id);
+    }
+    k.has.assign(static_cast<size_t>(slots) * words_, 0);
+    if (any_excluded) k.excl.assign(static_cast<size_t>(slots) * words_, 0);
+    int_recorded.assign(slots, false);
+    for (const auto& [t, r] : per_key[position]) {
       k.defined.Set(t);
-      if (NotInOrDoesNotExist(r)) k.not_in_or_dne.Set(t);
-      const bool bounded = r.gte().has_value() || r.lte().has_value();
-      if (r.complement()) {
+      if (NotInOrDoesNotExist(*r)) k.not_in_or_dne.Set(t);
+      const bool bounded = r->gte().has_value() || r->lte().has_value();
+      if (r->complement()) {
         if (bounded) {
           k.bounded.push_back(t);
           continue;
         }
         k.complement_unbounded.Set(t);
-        for (const LabelValue& v : r.values()) k.excl[slot(k, v.id)].Set(t);
+        for (const LabelValue& v : r->values()) {
+          SetSlotBit(k.excl, slot(v.id), words_, t);
+        }
         continue;
       }
       // Concrete (never bounded).
-      for (const LabelValue& v : r.values()) k.has[slot(k, v.id)].Set(t);
-      if (r.values().size() == 1) {
+      for (const LabelValue& v : r->values()) {
+        SetSlotBit(k.has, slot(v.id), words_, t);
+      }
+      if (r->values().size() == 1) {
         k.single.Set(t);
-        const LabelValue& v = r.values()[0];
-        if (v.is_int) k.single_ints.emplace_back(v.int_value, slot(k, v.id));
-      } else if (r.values().size() > 1) {
+        const LabelValue& v = r->values()[0];
+        const int s = slot(v.id);
+        if (v.is_int && !int_recorded[s]) {
+          int_recorded[s] = true;
+          k.single_ints.emplace_back(v.int_value, s);
+        }
+      } else if (r->values().size() > 1) {
         k.multi.push_back(t);
       }
     }
-  }
-  for (KeyIndex& k : keys_) {
+    k.value_slot.reserve(k.value_slot.size() + touched.size());
+    for (LabelValueId v : touched) {
+      k.value_slot.emplace(v, dense_value[v]);
+      dense_value[v] = -1;
+    }
+    touched.clear();
+    // One entry per slot: a slot's value (and its integer) never changes.
     std::sort(k.single_ints.begin(), k.single_ints.end());
-    k.single_ints.erase(std::unique(k.single_ints.begin(), k.single_ints.end()),
-                        k.single_ints.end());
   }
 }
 
@@ -198,11 +273,11 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
           for (int w = 0; w < words_; ++w) complement_pass[w] |= cu[w];
           continue;
         }
-        absl::Span<const uint64_t> has = k.has[it->second].words();
-        absl::Span<const uint64_t> excl = k.excl[it->second].words();
+        absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
+        absl::Span<const uint64_t> excl = SlotWords(k.excl, it->second, words_);
         for (int w = 0; w < words_; ++w) {
           pass[w] |= has[w];
-          complement_pass[w] |= cu[w] & ~excl[w];
+          complement_pass[w] |= excl.empty() ? cu[w] : cu[w] & ~excl[w];
         }
       }
       for (int w = 0; w < words_; ++w) pass[w] |= complement_pass[w];
@@ -223,7 +298,7 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
       const absl::Span<const uint64_t> single = k.single.words();
       for (auto it = lo; it != k.single_ints.end(); ++it) {
         if (q.lte().has_value() && it->first > *q.lte()) break;
-        absl::Span<const uint64_t> has = k.has[it->second].words();
+        absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
         for (int w = 0; w < words_; ++w) pass[w] |= has[w] & single[w];
       }
       // Bounds merge with an unbounded complement type's (absent) bounds:
@@ -234,7 +309,7 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
     for (const LabelValue& x : q.values()) {
       auto it = k.value_slot.find(x.id);
       if (it == k.value_slot.end()) continue;
-      absl::Span<const uint64_t> has = k.has[it->second].words();
+      absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
       for (int w = 0; w < words_; ++w) pass[w] &= ~(has[w] & single[w]);
     }
     eval_directly(k.multi);
