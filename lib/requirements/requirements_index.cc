@@ -139,12 +139,17 @@ RequirementsIndex::RequirementsIndex(
   Build();
 }
 
-// Key by key (each key's requirements gathered first), with dense id ->
-// slot arrays instead of a hash probe per requirement and value, and one
-// bit array per key for all its value slots.
+// One pass over the types' requirements in memory order, with dense
+// id -> position / slot arrays instead of a hash probe per requirement and
+// value, and one growing bit array per key for all its value slots.
 void RequirementsIndex::Build() {
+  struct Building {
+    std::vector<int> dense_slot;  // value id -> slot, or -1
+    std::vector<bool> int_recorded;
+    int slots = 0;
+  };
   std::vector<int> dense_key;  // key id -> position in keys_, or -1
-  std::vector<std::vector<std::pair<int, const Requirement*>>> per_key;
+  std::vector<Building> building;
   auto key_position = [&](LabelKeyId key) -> int {
     const int next = static_cast<int>(keys_.size());
     int position = next;
@@ -159,91 +164,84 @@ void RequirementsIndex::Build() {
     }
     if (position == next) {
       keys_.emplace_back();
-      keys_.back().key = key;
-      per_key.emplace_back();
+      KeyIndex& k = keys_.back();
+      k.key = key;
+      k.defined.Reset(size_, false);
+      k.not_in_or_dne.Reset(size_, false);
+      k.single.Reset(size_, false);
+      k.complement_unbounded.Reset(size_, false);
+      building.emplace_back();
     }
     return position;
   };
+  auto slot = [&](KeyIndex& k, Building& b, LabelValueId v) -> int {
+    int s = -1;
+    if (v >= 0 && v < kDenseIdLimit) {
+      if (static_cast<size_t>(v) >= b.dense_slot.size()) {
+        b.dense_slot.resize(static_cast<size_t>(v) + 1, -1);
+      }
+      if (b.dense_slot[v] >= 0) return b.dense_slot[v];
+      s = b.dense_slot[v] = b.slots;
+    } else {
+      auto [it, inserted] = k.value_slot.emplace(v, b.slots);
+      if (!inserted) return it->second;
+      s = b.slots;
+    }
+    ++b.slots;
+    k.has.resize(k.has.size() + words_, 0);
+    if (!k.excl.empty()) k.excl.resize(k.excl.size() + words_, 0);
+    b.int_recorded.push_back(false);
+    return s;
+  };
   for (int t = 0; t < size_; ++t) {
     for (const Requirement& r : *types_[t]) {
-      per_key[key_position(r.key())].emplace_back(t, &r);
-    }
-  }
-  key_slot_.reserve(keys_.size());
-  std::vector<int> dense_value;  // value id -> slot, or -1 (reset per key)
-  std::vector<LabelValueId> touched;
-  std::vector<bool> int_recorded;
-  for (size_t position = 0; position < keys_.size(); ++position) {
-    KeyIndex& k = keys_[position];
-    key_slot_.emplace(k.key, static_cast<int>(position));
-    k.defined.Reset(size_, false);
-    k.not_in_or_dne.Reset(size_, false);
-    k.single.Reset(size_, false);
-    k.complement_unbounded.Reset(size_, false);
-    int slots = 0;
-    auto slot = [&](LabelValueId v) -> int {
-      if (v >= 0 && v < kDenseIdLimit) {
-        if (static_cast<size_t>(v) >= dense_value.size()) {
-          dense_value.resize(static_cast<size_t>(v) + 1, -1);
-        }
-        if (dense_value[v] < 0) {
-          dense_value[v] = slots++;
-          touched.push_back(v);
-        }
-        return dense_value[v];
-      }
-      auto [it, inserted] = k.value_slot.emplace(v, slots);
-      if (inserted) ++slots;
-      return it->second;
-    };
-    // Slots first, so each bit array is allocated once.
-    bool any_excluded = false;
-    for (const auto& [t, r] : per_key[position]) {
-      const bool bounded = r->gte().has_value() || r->lte().has_value();
-      if (r->complement() && bounded) continue;
-      any_excluded = any_excluded || (r->complement() && !r->values().empty());
-      for (const LabelValue& v : r->values()) slot(v.id);
-    }
-    k.has.assign(static_cast<size_t>(slots) * words_, 0);
-    if (any_excluded) k.excl.assign(static_cast<size_t>(slots) * words_, 0);
-    int_recorded.assign(slots, false);
-    for (const auto& [t, r] : per_key[position]) {
+      const int position = key_position(r.key());
+      KeyIndex& k = keys_[position];
+      Building& b = building[position];
       k.defined.Set(t);
-      if (NotInOrDoesNotExist(*r)) k.not_in_or_dne.Set(t);
-      const bool bounded = r->gte().has_value() || r->lte().has_value();
-      if (r->complement()) {
+      if (NotInOrDoesNotExist(r)) k.not_in_or_dne.Set(t);
+      const bool bounded = r.gte().has_value() || r.lte().has_value();
+      if (r.complement()) {
         if (bounded) {
           k.bounded.push_back(t);
           continue;
         }
         k.complement_unbounded.Set(t);
-        for (const LabelValue& v : r->values()) {
-          SetSlotBit(k.excl, slot(v.id), words_, t);
+        for (const LabelValue& v : r.values()) {
+          const int s = slot(k, b, v.id);
+          if (k.excl.empty()) k.excl.assign(k.has.size(), 0);
+          SetSlotBit(k.excl, s, words_, t);
         }
         continue;
       }
       // Concrete (never bounded).
-      for (const LabelValue& v : r->values()) {
-        SetSlotBit(k.has, slot(v.id), words_, t);
+      for (const LabelValue& v : r.values()) {
+        SetSlotBit(k.has, slot(k, b, v.id), words_, t);
       }
-      if (r->values().size() == 1) {
+      if (r.values().size() == 1) {
         k.single.Set(t);
-        const LabelValue& v = r->values()[0];
-        const int s = slot(v.id);
-        if (v.is_int && !int_recorded[s]) {
-          int_recorded[s] = true;
+        const LabelValue& v = r.values()[0];
+        const int s = slot(k, b, v.id);
+        if (v.is_int && !b.int_recorded[s]) {
+          b.int_recorded[s] = true;
           k.single_ints.emplace_back(v.int_value, s);
         }
-      } else if (r->values().size() > 1) {
+      } else if (r.values().size() > 1) {
         k.multi.push_back(t);
       }
     }
-    k.value_slot.reserve(k.value_slot.size() + touched.size());
-    for (LabelValueId v : touched) {
-      k.value_slot.emplace(v, dense_value[v]);
-      dense_value[v] = -1;
+  }
+  key_slot_.reserve(keys_.size());
+  for (size_t position = 0; position < keys_.size(); ++position) {
+    KeyIndex& k = keys_[position];
+    key_slot_.emplace(k.key, static_cast<int>(position));
+    const std::vector<int>& dense = building[position].dense_slot;
+    k.value_slot.reserve(k.value_slot.size() + building[position].slots);
+    for (size_t v = 0; v < dense.size(); ++v) {
+      if (dense[v] >= 0) {
+        k.value_slot.emplace(static_cast<LabelValueId>(v), dense[v]);
+      }
     }
-    touched.clear();
     // One entry per slot: a slot's value (and its integer) never changes.
     std::sort(k.single_ints.begin(), k.single_ints.end());
   }
