@@ -119,6 +119,13 @@ struct OfferingRequirements {
   Requirements requirements;
 };
 
+// A label whose key or value the interner did not know yet.
+struct MissingLabel {
+  size_t index;  // into ctx.labels
+  const std::string* key;
+  const std::string* value;
+};
+
 // Constants, per-compile memos and scratch buffers shared by the per-type
 // compile. The memos only remember what the interner answered (ids never
 // change once interned), so they change no id and no result.
@@ -149,6 +156,7 @@ struct CompileContext {
   // Scratch.
   std::vector<absl::string_view> fresh;
   std::vector<std::pair<LabelKeyId, LabelValue>> labels;
+  std::vector<MissingLabel> missing;
   std::vector<LabelValue> zones, capacity_types, reservation_ids;
   // A type's requirements in the order Requirements::Add would receive
   // them; per key id the first and last of them, chained through `next`;
@@ -183,50 +191,59 @@ absl::StatusOr<ResourceVector> ParseQuantities(
   return parsed;
 }
 
-// Looks every label up through the memos (then the interner); false when
-// some key or value has never been interned.
-bool LookUpLabels(const v1::InstanceType& in, CompileContext& ctx) {
+// Labels as `key In [value]` (keys normalized), appended to ctx.pending.
+// Each label is looked up through the memos, then the interner; strings the
+// interner has not seen are interned in text order first (keys, then
+// values), so ids never depend on the protobuf map's (randomized) iteration
+// order.
+void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx) {
+  Interner& interner = ctx.interner;
   ctx.labels.clear();
+  std::vector<MissingLabel>& missing = ctx.missing;
+  missing.clear();
   for (const auto& [key, value] : in.labels()) {
-    LabelKeyId key_id;
+    LabelKeyId key_id = kNoId;
     if (const LabelKeyId* known = ctx.key_ids.Find(key)) {
       key_id = *known;
-    } else {
-      key_id = ctx.interner.FindKey(labels::NormalizeLabelKey(key));
-      if (key_id == kNoId) return false;
+    } else if ((key_id = interner.FindKey(labels::NormalizeLabelKey(key))) !=
+               kNoId) {
       ctx.key_ids.Put(key, key_id);
     }
     LabelValue v;
     if (const LabelValue* known = ctx.values.Find(value)) {
       v = *known;
-    } else {
-      std::optional<LabelValue> found = ctx.interner.FindValue(value);
-      if (!found.has_value()) return false;
+    } else if (std::optional<LabelValue> found = interner.FindValue(value)) {
       v = *found;
       ctx.values.Put(value, v);
     }
+    if (key_id == kNoId || v.id == kNoId) {
+      missing.push_back({ctx.labels.size(), &key, &value});
+    }
     ctx.labels.emplace_back(key_id, v);
   }
-  return true;
-}
-
-// Labels as `key In [value]` (keys normalized), appended to ctx.pending.
-// Strings the interner has not seen are interned in text order first, so
-// ids never depend on the protobuf map's (randomized) iteration order.
-void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx) {
-  Interner& interner = ctx.interner;
-  if (!LookUpLabels(in, ctx)) {
-    std::vector<absl::string_view> keys, values;
-    for (const auto& [key, value] : in.labels()) {
-      keys.push_back(labels::NormalizeLabelKey(key));
-      values.push_back(value);
+  if (!missing.empty()) {
+    ctx.fresh.clear();
+    for (const MissingLabel& m : missing) {
+      if (ctx.labels[m.index].first == kNoId) {
+        ctx.fresh.push_back(labels::NormalizeLabelKey(*m.key));
+      }
     }
-    InternNewKeysSorted(keys, interner);
-    InternNewValuesSorted(values, interner);
-    ctx.labels.clear();
-    for (const auto& [key, value] : in.labels()) {
-      ctx.labels.emplace_back(interner.FindKey(labels::NormalizeLabelKey(key)),
-                              *interner.FindValue(value));
+    InternNewKeysSorted(ctx.fresh, interner);
+    ctx.fresh.clear();
+    for (const MissingLabel& m : missing) {
+      if (ctx.labels[m.index].second.id == kNoId) ctx.fresh.push_back(*m.value);
+    }
+    InternNewValuesSorted(ctx.fresh, interner);
+    for (const MissingLabel& m : missing) {
+      auto& [key_id, v] = ctx.labels[m.index];
+      if (key_id == kNoId) {
+        key_id = interner.FindKey(labels::NormalizeLabelKey(*m.key));
+        ctx.key_ids.Put(*m.key, key_id);
+      }
+      if (v.id == kNoId) {
+        v = *interner.FindValue(*m.value);
+        ctx.values.Put(*m.value, v);
+      }
     }
   }
   for (const auto& [key, value] : ctx.labels) {
