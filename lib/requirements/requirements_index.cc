@@ -111,8 +111,10 @@ void SetSlotBit(std::vector<uint64_t>& bits, int slot, int words, int t) {
 }
 
 // Ids below this go through dense arrays while building (ids are small
-// dense integers from an Interner); others through hash maps.
-constexpr int32_t kDenseIdLimit = 1 << 20;
+// dense integers from an Interner, and a catalog's are usually its own);
+// larger ones (an interner shared with a big cluster) through hash maps, so
+// the arrays stay proportional to the index.
+int32_t DenseIdLimit(int types) { return std::max(1 << 12, 8 * types); }
 
 }  // namespace
 
@@ -148,12 +150,13 @@ void RequirementsIndex::Build() {
     std::vector<bool> int_recorded;
     int slots = 0;
   };
+  const int32_t dense_limit = DenseIdLimit(size_);
   std::vector<int> dense_key;  // key id -> position in keys_, or -1
   std::vector<Building> building;
   auto key_position = [&](LabelKeyId key) -> int {
     const int next = static_cast<int>(keys_.size());
     int position = next;
-    if (key >= 0 && key < kDenseIdLimit) {
+    if (key >= 0 && key < dense_limit) {
       if (static_cast<size_t>(key) >= dense_key.size()) {
         dense_key.resize(static_cast<size_t>(key) + 1, -1);
       }
@@ -176,7 +179,7 @@ void RequirementsIndex::Build() {
   };
   auto slot = [&](KeyIndex& k, Building& b, LabelValueId v) -> int {
     int s = -1;
-    if (v >= 0 && v < kDenseIdLimit) {
+    if (v >= 0 && v < dense_limit) {
       if (static_cast<size_t>(v) >= b.dense_slot.size()) {
         b.dense_slot.resize(static_cast<size_t>(v) + 1, -1);
       }

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "catalog_digest.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
@@ -107,6 +108,37 @@ TEST(SharedAwsCatalogTest, ConcurrentCallsShareOneCatalog) {
   for (const v1::Catalog* c : seen) {
     EXPECT_NE(c, nullptr);
     EXPECT_EQ(c, seen[0]);
+  }
+}
+
+// Compiled into an interner that already holds many strings (as when it is
+// shared with a big cluster), the catalog's ids are large and the index
+// build takes its hash-map path; its answers still equal a type-by-type
+// evaluation.
+TEST(SharedAwsCatalogTest, IndexAnswersWithLargeIds) {
+  Interner interner;
+  for (int i = 0; i < 30000; ++i) {
+    interner.InternValue(absl::StrCat("cluster-value-", i));
+    if (i % 2 == 0) interner.InternKey(absl::StrCat("cluster/key-", i));
+  }
+  auto compiled = CompileCatalog(**SharedAwsCatalog(nullptr), {}, interner);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const CompiledCatalog& c = **compiled;
+  const CompatibilityOptions options{&c.well_known()};
+  TypeSet set;
+  for (int q = 0; q < c.size(); q += 37) {
+    const Requirements& query = c.instance_type(q).requirements;
+    c.index().Intersecting(query, &set);
+    for (int t = 0; t < c.size(); ++t) {
+      ASSERT_EQ(set.Test(t), c.instance_type(t).requirements.Intersects(query))
+          << q << " vs " << t;
+    }
+    c.index().Compatible(query, options, &set);
+    for (int t = 0; t < c.size(); ++t) {
+      ASSERT_EQ(set.Test(t),
+                c.instance_type(t).requirements.IsCompatible(query, options))
+          << q << " vs " << t;
+    }
   }
 }
 
