@@ -28,13 +28,28 @@ v1::NodeClass SeedNodeClass() {
   return node_class;
 }
 
-v1::Catalog FullCatalog() {
+// A NodeClass with zones of its own: its catalog is not one of the two
+// cached default variants, so SharedAwsCatalog builds it for every call.
+v1::NodeClass ZonedNodeClass() {
   v1::NodeClass node_class = SeedNodeClass();
-  return *AwsCatalog(&node_class);
+  node_class.mutable_metadata()->set_name("zoned");
+  for (const char* zone : {"us-west-2a", "us-west-2b", "us-west-2c"}) {
+    node_class.mutable_status()->add_subnets()->set_zone(zone);
+  }
+  return node_class;
 }
 
-v1::Catalog OpenSourceCatalog() { return *AwsCatalog(nullptr); }
+// The embedded catalogs as the library shares them (built once, on an arena).
+std::shared_ptr<const v1::Catalog> SharedEksCatalog() {
+  v1::NodeClass node_class = SeedNodeClass();
+  return *SharedAwsCatalog(&node_class);
+}
+std::shared_ptr<const v1::Catalog> SharedOpenSourceCatalog() {
+  return *SharedAwsCatalog(nullptr);
+}
 
+// AwsCatalog: a heap-built v1::Catalog by value, built from the parsed CSV
+// on every call (the CSV itself is parsed once per process).
 void BM_AwsCatalog(benchmark::State& state) {
   v1::NodeClass node_class = SeedNodeClass();
   for (auto _ : state) {
@@ -44,32 +59,75 @@ void BM_AwsCatalog(benchmark::State& state) {
 }
 BENCHMARK(BM_AwsCatalog)->Unit(benchmark::kMillisecond);
 
+// SharedAwsCatalog for a NodeClass with its own zones: a cold build on an
+// arena every call (what the first call for a default variant costs too).
+void BM_SharedAwsCatalog_Build(benchmark::State& state) {
+  v1::NodeClass node_class = ZonedNodeClass();
+  for (auto _ : state) {
+    auto catalog = SharedAwsCatalog(&node_class);
+    benchmark::DoNotOptimize(catalog);
+  }
+}
+BENCHMARK(BM_SharedAwsCatalog_Build)->Unit(benchmark::kMillisecond);
+
+// SharedAwsCatalog for the seed NodeClass: the cached default variant.
+void BM_SharedAwsCatalog_Cached(benchmark::State& state) {
+  v1::NodeClass node_class = SeedNodeClass();
+  (void)SharedAwsCatalog(&node_class);  // the first use builds it
+  for (auto _ : state) {
+    auto catalog = SharedAwsCatalog(&node_class);
+    benchmark::DoNotOptimize(catalog);
+  }
+}
+BENCHMARK(BM_SharedAwsCatalog_Cached)->Unit(benchmark::kMicrosecond);
+
+// A full CompileCatalog (no cache involved) into a fresh Interner,
+// destruction of the result included.
 void CompileBenchmark(benchmark::State& state, const v1::Catalog& catalog) {
   for (auto _ : state) {
     Interner interner;
     auto compiled = CompileCatalog(catalog, {}, interner);
     benchmark::DoNotOptimize(compiled);
   }
+  int offerings = 0;
+  for (const v1::InstanceType& t : catalog.instance_types()) {
+    offerings += t.offerings_size();
+  }
   state.counters["types"] = catalog.instance_types_size();
+  state.counters["offerings"] = offerings;
 }
 
 // The EKS Auto Mode catalog (1,290 types) the seed NodeClass gets.
 void BM_CompileCatalog_Eks(benchmark::State& state) {
-  CompileBenchmark(state, FullCatalog());
+  CompileBenchmark(state, *SharedEksCatalog());
 }
 BENCHMARK(BM_CompileCatalog_Eks)->Unit(benchmark::kMillisecond);
 
 // The full open-source-provider catalog (1,396 types).
 void BM_CompileCatalog_Full(benchmark::State& state) {
-  CompileBenchmark(state, OpenSourceCatalog());
+  CompileBenchmark(state, *SharedOpenSourceCatalog());
 }
 BENCHMARK(BM_CompileCatalog_Full)->Unit(benchmark::kMillisecond);
 
+// The same 1,396 types as a heap-built message (AwsCatalog): the input's
+// memory layout is part of the cost.
+void BM_CompileCatalog_FullHeap(benchmark::State& state) {
+  CompileBenchmark(state, *AwsCatalog(nullptr));
+}
+BENCHMARK(BM_CompileCatalog_FullHeap)->Unit(benchmark::kMillisecond);
+
+// A NodeClass-specific catalog (its own zones) as SharedAwsCatalog builds it.
+void BM_CompileCatalog_Zoned(benchmark::State& state) {
+  v1::NodeClass node_class = ZonedNodeClass();
+  CompileBenchmark(state, **SharedAwsCatalog(&node_class));
+}
+BENCHMARK(BM_CompileCatalog_Zoned)->Unit(benchmark::kMillisecond);
+
 void BM_SeedNodePoolQuery(benchmark::State& state) {
-  const v1::Catalog catalog = FullCatalog();
+  const std::shared_ptr<const v1::Catalog> catalog = SharedEksCatalog();
   Interner interner;
   std::shared_ptr<const CompiledCatalog> compiled =
-      *CompileCatalog(catalog, {}, interner);
+      *CompileCatalog(*catalog, {}, interner);
   v1::NodePool pool;
   (void)google::protobuf::util::JsonStringToMessage(kSeedNodePool, &pool);
   size_t admitted = 0;

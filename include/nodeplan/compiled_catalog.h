@@ -266,6 +266,19 @@ struct RejectedInstanceType {
   int requirement_index = -1;
 };
 
+// A NodePool requirement key whose minValues the admitted types do not
+// satisfy: fewer distinct values of the key among them than the floor.
+struct UnmetMinValues {
+  LabelKeyId key = kNoId;
+  // Index into NodePoolInstanceTypes::requirements of the first written
+  // requirement on the key that sets minValues.
+  int requirement_index = -1;
+  // The floor (the largest minValues of the key's requirements, as
+  // Requirements::Add keeps it) and the distinct values found.
+  int min_values = 0;
+  int found = 0;
+};
+
 struct NodePoolInstanceTypes {
   // The NodePool's effective template requirements as written, in order:
   // spec.template.spec.requirements, then one `key In [value]` per template
@@ -278,6 +291,16 @@ struct NodePoolInstanceTypes {
   std::vector<AdmittedInstanceType> admitted;
   // Rejected types in catalog order.
   std::vector<RejectedInstanceType> rejected;
+  // minValues (Karpenter's InstanceTypes.SatisfiesMinValues over the
+  // admitted types in price order): how many of the cheapest admitted types
+  // are needed to meet every minValues (0 when no requirement sets it or
+  // when it is not met), and the keys not met, sorted by key id. With
+  // Karpenter's default Strict policy a NodePool with unmet minValues
+  // launches nothing (BestEffort lowers each floor to the count found).
+  // Unlike SatisfiesMinValues, an empty admitted list does not count as
+  // meeting minValues: every key is reported with 0 found.
+  int min_values_types_needed = 0;
+  std::vector<UnmetMinValues> unmet_min_values;
 };
 
 // The instance types `node_pool` admits: a type is admitted when its
@@ -299,6 +322,15 @@ std::string RejectionText(const CompiledCatalog& catalog,
                           const NodePoolInstanceTypes& result,
                           const RejectedInstanceType& rejected,
                           const Interner& names);
+
+// A person-readable line for an unmet minValues, e.g.
+//   "eks.amazonaws.com/instance-family In [c5 m5] minValues 3: the admitted
+//   instance types offer 2 values (c5 m5)"
+// (the values found in Go string order, more than 5 shortened as
+// Requirement::String does).
+std::string MinValuesText(const CompiledCatalog& catalog,
+                          const NodePoolInstanceTypes& result,
+                          const UnmetMinValues& unmet, const Interner& names);
 
 }  // namespace nodeplan
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "catalog/aws_csv.h"
 #include "catalog/aws_formulas.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/quantity.h"
 
@@ -168,42 +170,70 @@ void AddOptionalLabel(v1::InstanceType& type, absl::string_view suffix,
   }
 }
 
-}  // namespace
+// What the catalog depends on: the NodeClass flavour, its zones and its
+// ephemeral storage size (names appear only in error messages).
+struct AwsCatalogInputs {
+  bool eks = false;
+  std::string ephemeral_text;
+  int64_t ephemeral_bytes = 0;
+  std::vector<std::string> zones;
+};
 
-absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
-                                       AwsCatalogStats* stats) {
-  const bool eks = IsEksNodeClass(node_class);
-  std::string ephemeral_text(eks ? kEksEphemeralStorage
-                                 : kAl2023EphemeralStorage);
+absl::StatusOr<AwsCatalogInputs> ResolveInputs(
+    const v1::NodeClass* node_class) {
+  AwsCatalogInputs in;
+  in.eks = IsEksNodeClass(node_class);
+  in.ephemeral_text =
+      std::string(in.eks ? kEksEphemeralStorage : kAl2023EphemeralStorage);
   if (node_class != nullptr &&
       !node_class->spec().ephemeral_storage().size().empty()) {
-    ephemeral_text = node_class->spec().ephemeral_storage().size();
+    in.ephemeral_text = node_class->spec().ephemeral_storage().size();
   }
-  absl::StatusOr<int64_t> ephemeral_bytes = ParseQuantityValue(ephemeral_text);
+  absl::StatusOr<int64_t> ephemeral_bytes =
+      ParseQuantityValue(in.ephemeral_text);
   if (!ephemeral_bytes.ok() || *ephemeral_bytes <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "NodeClass ",
         node_class == nullptr ? "" : node_class->metadata().name(),
-        ": spec.ephemeralStorage.size: \"", ephemeral_text,
+        ": spec.ephemeralStorage.size: \"", in.ephemeral_text,
         "\" is not a positive quantity",
         ephemeral_bytes.ok()
             ? ""
             : absl::StrCat(" (", ephemeral_bytes.status().message(), ")")));
   }
+  in.ephemeral_bytes = *ephemeral_bytes;
+  in.zones = ZonesOf(node_class);
+  return in;
+}
+
+// The NodeClass-independent variants: no zones of its own, the flavour's
+// default ephemeral storage size.
+bool IsDefaultVariant(const AwsCatalogInputs& in) {
+  return in.ephemeral_text ==
+             (in.eks ? kEksEphemeralStorage : kAl2023EphemeralStorage) &&
+         in.zones.size() == std::size(kDefaultZones) &&
+         std::equal(in.zones.begin(), in.zones.end(),
+                    std::begin(kDefaultZones));
+}
+
+// Writes the catalog for `inputs` into `out` (empty; possibly on an arena).
+absl::Status BuildAwsCatalog(const AwsCatalogInputs& inputs, v1::Catalog& out,
+                             AwsCatalogStats& counts) {
+  const bool eks = inputs.eks;
+  const std::string& ephemeral_text = inputs.ephemeral_text;
   const std::string eviction_ephemeral =
-      absl::StrCat(catalog::AwsEvictionEphemeralBytes(*ephemeral_bytes));
+      absl::StrCat(catalog::AwsEvictionEphemeralBytes(inputs.ephemeral_bytes));
 
   // Parsed once per process; the rows are immutable.
   const absl::StatusOr<std::vector<AwsInstanceTypeRow>>& rows =
       catalog::EmbeddedAwsInstanceTypeRows();
   if (!rows.ok()) return rows.status();
 
-  const std::vector<std::string> zones = ZonesOf(node_class);
+  const std::vector<std::string>& zones = inputs.zones;
   const std::string region = RegionOfZone(zones.front());
 
-  AwsCatalogStats counts;
+  counts = AwsCatalogStats();
   counts.rows = static_cast<int>(rows->size());
-  v1::Catalog out;
   out.set_api_version("nodeplan.dev/v1");
   out.set_kind("Catalog");
   out.set_region(region);
@@ -329,8 +359,79 @@ absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
     if (!priced) ++counts.without_price;
   }
   counts.instance_types = out.instance_types_size();
+  return absl::OkStatus();
+}
+
+// A catalog built on its own arena (map nodes, messages and short strings
+// laid out together: built, read and freed several times faster than on the
+// heap), owned through the shared_ptr's control block.
+struct ArenaCatalog {
+  explicit ArenaCatalog(const google::protobuf::ArenaOptions& options)
+      : arena(options),
+        catalog(google::protobuf::Arena::CreateMessage<v1::Catalog>(&arena)) {}
+  google::protobuf::Arena arena;
+  v1::Catalog* catalog;
+  AwsCatalogStats stats;
+};
+
+absl::StatusOr<std::shared_ptr<const ArenaCatalog>> BuildOnArena(
+    const AwsCatalogInputs& inputs) {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = size_t{1} << 16;
+  options.max_block_size = size_t{1} << 22;
+  auto built = std::make_shared<ArenaCatalog>(options);
+  absl::Status status = BuildAwsCatalog(inputs, *built->catalog, built->stats);
+  if (!status.ok()) return status;
+  return std::shared_ptr<const ArenaCatalog>(std::move(built));
+}
+
+// The default variant of one flavour, built on first use.
+const absl::StatusOr<std::shared_ptr<const ArenaCatalog>>& DefaultVariant(
+    const AwsCatalogInputs& inputs) {
+  // Function-local statics: built once per process on first use
+  // (thread-safe initialization), immutable afterwards. They hold constant
+  // data derived from bytes compiled into the library, not mutable state.
+  if (inputs.eks) {
+    static const auto* const eks =
+        new absl::StatusOr<std::shared_ptr<const ArenaCatalog>>(
+            BuildOnArena(inputs));
+    return *eks;
+  }
+  static const auto* const open_source =
+      new absl::StatusOr<std::shared_ptr<const ArenaCatalog>>(
+          BuildOnArena(inputs));
+  return *open_source;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
+                                       AwsCatalogStats* stats) {
+  absl::StatusOr<AwsCatalogInputs> inputs = ResolveInputs(node_class);
+  if (!inputs.ok()) return inputs.status();
+  v1::Catalog out;
+  AwsCatalogStats counts;
+  absl::Status status = BuildAwsCatalog(*inputs, out, counts);
+  if (!status.ok()) return status;
   if (stats != nullptr) *stats = counts;
   return out;
+}
+
+absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
+    const v1::NodeClass* node_class, AwsCatalogStats* stats) {
+  absl::StatusOr<AwsCatalogInputs> inputs = ResolveInputs(node_class);
+  if (!inputs.ok()) return inputs.status();
+  absl::StatusOr<std::shared_ptr<const ArenaCatalog>> fresh;
+  const absl::StatusOr<std::shared_ptr<const ArenaCatalog>>* built = &fresh;
+  if (IsDefaultVariant(*inputs)) {
+    built = &DefaultVariant(*inputs);
+  } else {
+    fresh = BuildOnArena(*inputs);
+  }
+  if (!built->ok()) return built->status();
+  const std::shared_ptr<const ArenaCatalog>& holder = **built;
+  if (stats != nullptr) *stats = holder->stats;
+  return std::shared_ptr<const v1::Catalog>(holder, holder->catalog);
 }
 
 }  // namespace nodeplan

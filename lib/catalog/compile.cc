@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "catalog/overlay.h"
+#include "catalog/text_cache.h"
 #include "nodeplan/compiled_catalog.h"
 
 namespace nodeplan {
@@ -103,18 +104,70 @@ int CompiledCatalog::CheapestCompatibleOffering(
 
 namespace {
 
-// Scratch buffers and constants shared by the per-type compile.
+// Parsed `requirements` of a recent instance type, reused by the next types
+// that list the same ones (the AWS catalog's DoesNotExist sets repeat).
+struct ParsedExtras {
+  const google::protobuf::RepeatedPtrField<v1::NodeSelectorRequirement>* source;
+  Requirements parsed;
+};
+
+// An offering's own requirements per (zone, capacity type), without a
+// reservation id: the same few pairs recur on every type.
+struct OfferingRequirements {
+  LabelValueId zone;
+  LabelValueId capacity_type;
+  Requirements requirements;
+};
+
+// A label whose key or value the interner did not know yet.
+struct MissingLabel {
+  size_t index;  // into ctx.labels
+  const std::string* key;
+  const std::string* value;
+};
+
+// Constants, per-compile memos and scratch buffers shared by the per-type
+// compile. The memos only remember what the interner answered (ids never
+// change once interned), so they change no id and no result.
 struct CompileContext {
+  CompileContext(Interner& names, LabelKeyId zone, LabelKeyId capacity_type,
+                 LabelKeyId instance_type, LabelKeyId reservation_id)
+      : interner(names),
+        zone_key(zone),
+        capacity_type_key(capacity_type),
+        instance_type_key(instance_type),
+        reservation_id_key(reservation_id),
+        on_demand(names.InternValue(labels::kCapacityTypeOnDemand)),
+        spot(names.InternValue(labels::kCapacityTypeSpot)),
+        reserved(names.InternValue(labels::kCapacityTypeReserved)) {}
+
   Interner& interner;
   LabelKeyId zone_key;
   LabelKeyId capacity_type_key;
   LabelKeyId instance_type_key;
   LabelKeyId reservation_id_key;
   LabelValue on_demand, spot, reserved;
+  // Label key as written -> normalized key id; value text -> value.
+  catalog::TextCache<LabelKeyId> key_ids{10};
+  catalog::TextCache<LabelValue> values{14};
+  // Most recently used first.
+  std::vector<ParsedExtras> extras;
+  std::vector<OfferingRequirements> offering_requirements;
+  // Scratch.
   std::vector<absl::string_view> fresh;
   std::vector<std::pair<LabelKeyId, LabelValue>> labels;
+  std::vector<MissingLabel> missing;
   std::vector<LabelValue> zones, capacity_types, reservation_ids;
+  // A type's requirements in the order Requirements::Add would receive
+  // them; per key id the first and last of them, chained through `next`;
+  // the key ids present.
+  std::vector<Requirement> pending;
+  std::vector<int> head, tail, next;
+  std::vector<uint64_t> key_bits;
 };
+
+// How many distinct `requirements` lists ParsedExtras remembers.
+constexpr size_t kMaxParsedExtras = 8;
 
 // "catalog: instanceTypes[i] (name)", built only when an error is reported.
 std::string TypePath(int i, const v1::InstanceType& in) {
@@ -138,50 +191,176 @@ absl::StatusOr<ResourceVector> ParseQuantities(
   return parsed;
 }
 
-// Labels as `key In [value]` (keys normalized). Strings the interner has
-// not seen are interned in text order first, so ids never depend on the
-// protobuf map's (randomized) iteration order.
-void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx,
-                          Requirements& reqs) {
+// Labels as `key In [value]` (keys normalized), appended to ctx.pending.
+// Each label is looked up through the memos, then the interner; strings the
+// interner has not seen are interned in text order first (keys, then
+// values), so ids never depend on the protobuf map's (randomized) iteration
+// order.
+void AddLabelRequirements(const v1::InstanceType& in, CompileContext& ctx) {
   Interner& interner = ctx.interner;
   ctx.labels.clear();
-  ctx.fresh.clear();
-  bool missing = false;
+  std::vector<MissingLabel>& missing = ctx.missing;
+  missing.clear();
   for (const auto& [key, value] : in.labels()) {
-    const absl::string_view normalized = labels::NormalizeLabelKey(key);
-    const LabelKeyId key_id = interner.FindKey(normalized);
-    std::optional<LabelValue> v = interner.FindValue(value);
-    if (key_id == kNoId || !v.has_value()) {
-      missing = true;
-      break;
+    LabelKeyId key_id = kNoId;
+    if (const LabelKeyId* known = ctx.key_ids.Find(key)) {
+      key_id = *known;
+    } else if ((key_id = interner.FindKey(labels::NormalizeLabelKey(key))) !=
+               kNoId) {
+      ctx.key_ids.Put(key, key_id);
     }
-    ctx.labels.emplace_back(key_id, *v);
+    LabelValue v;
+    if (const LabelValue* known = ctx.values.Find(value)) {
+      v = *known;
+    } else if (std::optional<LabelValue> found = interner.FindValue(value)) {
+      v = *found;
+      ctx.values.Put(value, v);
+    }
+    if (key_id == kNoId || v.id == kNoId) {
+      missing.push_back({ctx.labels.size(), &key, &value});
+    }
+    ctx.labels.emplace_back(key_id, v);
   }
-  if (missing) {
-    std::vector<absl::string_view> keys, values;
-    for (const auto& [key, value] : in.labels()) {
-      keys.push_back(labels::NormalizeLabelKey(key));
-      values.push_back(value);
+  if (!missing.empty()) {
+    ctx.fresh.clear();
+    for (const MissingLabel& m : missing) {
+      if (ctx.labels[m.index].first == kNoId) {
+        ctx.fresh.push_back(labels::NormalizeLabelKey(*m.key));
+      }
     }
-    InternNewKeysSorted(keys, interner);
-    InternNewValuesSorted(values, interner);
-    ctx.labels.clear();
-    for (const auto& [key, value] : in.labels()) {
-      ctx.labels.emplace_back(interner.FindKey(labels::NormalizeLabelKey(key)),
-                              *interner.FindValue(value));
+    InternNewKeysSorted(ctx.fresh, interner);
+    ctx.fresh.clear();
+    for (const MissingLabel& m : missing) {
+      if (ctx.labels[m.index].second.id == kNoId) ctx.fresh.push_back(*m.value);
+    }
+    InternNewValuesSorted(ctx.fresh, interner);
+    for (const MissingLabel& m : missing) {
+      auto& [key_id, v] = ctx.labels[m.index];
+      if (key_id == kNoId) {
+        key_id = interner.FindKey(labels::NormalizeLabelKey(*m.key));
+        ctx.key_ids.Put(*m.key, key_id);
+      }
+      if (v.id == kNoId) {
+        v = *interner.FindValue(*m.value);
+        ctx.values.Put(*m.value, v);
+      }
     }
   }
-  // Added in key-id order so that Requirements::Add appends.
-  std::sort(ctx.labels.begin(), ctx.labels.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [key, value] : ctx.labels) {
-    reqs.Add(Requirement::In(key, absl::MakeConstSpan(&value, 1)));
+    ctx.pending.push_back(Requirement::In(key, absl::MakeConstSpan(&value, 1)));
   }
 }
 
+bool SameRequirements(
+    const google::protobuf::RepeatedPtrField<v1::NodeSelectorRequirement>& a,
+    const google::protobuf::RepeatedPtrField<v1::NodeSelectorRequirement>& b) {
+  if (a.size() != b.size()) return false;
+  for (int i = 0; i < a.size(); ++i) {
+    const v1::NodeSelectorRequirement& x = a.Get(i);
+    const v1::NodeSelectorRequirement& y = b.Get(i);
+    if (x.key() != y.key() || x.operator_() != y.operator_() ||
+        x.values_size() != y.values_size() ||
+        x.has_min_values() != y.has_min_values() ||
+        x.min_values() != y.min_values()) {
+      return false;
+    }
+    for (int v = 0; v < x.values_size(); ++v) {
+      if (x.values(v) != y.values(v)) return false;
+    }
+  }
+  return true;
+}
+
+// The type's `requirements` parsed (RequirementsFromNodeSelector), reused
+// from a recent type that listed the same ones: everything they intern is
+// interned already then, so ids are as if parsed again.
+absl::StatusOr<const Requirements*> ExtraRequirements(
+    const v1::InstanceType& in, int i, CompileContext& ctx) {
+  for (size_t k = 0; k < ctx.extras.size(); ++k) {
+    if (SameRequirements(*ctx.extras[k].source, in.requirements())) {
+      std::rotate(ctx.extras.begin(), ctx.extras.begin() + k,
+                  ctx.extras.begin() + k + 1);
+      return &ctx.extras.front().parsed;
+    }
+  }
+  absl::StatusOr<Requirements> parsed =
+      RequirementsFromNodeSelector(in.requirements(), ctx.interner,
+                                   /*use_min_values=*/false, "requirements");
+  if (!parsed.ok()) return Prefixed(parsed.status(), i, in);
+  if (ctx.extras.size() == kMaxParsedExtras) ctx.extras.pop_back();
+  ctx.extras.insert(ctx.extras.begin(),
+                    ParsedExtras{&in.requirements(), *std::move(parsed)});
+  return &ctx.extras.front().parsed;
+}
+
+// ctx.pending as Requirements: the same as Add-ing each in order (entries of
+// one key fold as later.Intersection(earlier), as Add does), built in one
+// pass: pending entries are chained per key id in insertion order, then the
+// keys are visited in id order through a bitmap (no sort).
+Requirements TakePendingRequirements(CompileContext& ctx) {
+  std::vector<Requirement>& pending = ctx.pending;
+  const int n = static_cast<int>(pending.size());
+  ctx.next.assign(n, -1);
+  for (int j = 0; j < n; ++j) {
+    const auto key = static_cast<size_t>(pending[j].key());
+    if (key >= ctx.head.size()) {
+      ctx.head.resize(key + 1, -1);
+      ctx.tail.resize(key + 1, -1);
+      ctx.key_bits.resize(key / 64 + 1, 0);
+    }
+    if (ctx.head[key] < 0) {
+      ctx.head[key] = j;
+      ctx.key_bits[key / 64] |= uint64_t{1} << (key % 64);
+    } else {
+      ctx.next[ctx.tail[key]] = j;
+    }
+    ctx.tail[key] = j;
+  }
+  Requirements::Storage entries;
+  entries.reserve(n);
+  for (size_t w = 0; w < ctx.key_bits.size(); ++w) {
+    for (uint64_t bits = ctx.key_bits[w]; bits != 0; bits &= bits - 1) {
+      const size_t key = w * 64 + __builtin_ctzll(bits);
+      int j = ctx.head[key];
+      entries.push_back(std::move(pending[j]));
+      for (j = ctx.next[j]; j >= 0; j = ctx.next[j]) {
+        entries.back() = pending[j].Intersection(entries.back());
+      }
+      ctx.head[key] = -1;
+    }
+    ctx.key_bits[w] = 0;
+  }
+  pending.clear();
+  return Requirements::FromSorted(std::move(entries));
+}
+
+// An offering's own label set (zone, capacity type, reservation id).
+Requirements OfferingLabelRequirements(const CompiledOffering& c,
+                                       CompileContext& ctx) {
+  const bool reserved = c.reservation_id.id != kNoId;
+  if (!reserved) {
+    for (const OfferingRequirements& known : ctx.offering_requirements) {
+      if (known.zone == c.zone.id &&
+          known.capacity_type == c.capacity_type.id) {
+        return known.requirements;
+      }
+    }
+  }
+  Requirements reqs;
+  reqs.Add(Requirement::In(ctx.zone_key, absl::MakeConstSpan(&c.zone, 1)));
+  reqs.Add(Requirement::In(ctx.capacity_type_key,
+                           absl::MakeConstSpan(&c.capacity_type, 1)));
+  if (reserved) {
+    reqs.Add(Requirement::In(ctx.reservation_id_key,
+                             absl::MakeConstSpan(&c.reservation_id, 1)));
+  } else {
+    ctx.offering_requirements.push_back({c.zone.id, c.capacity_type.id, reqs});
+  }
+  return reqs;
+}
+
 absl::Status CompileOfferings(const v1::InstanceType& in, int i,
-                              CompileContext& ctx, CompiledInstanceType& t,
-                              Requirements& reqs) {
+                              CompileContext& ctx, CompiledInstanceType& t) {
   Interner& interner = ctx.interner;
   t.offerings.resize(in.offerings_size());
   ctx.zones.clear();
@@ -195,7 +374,12 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
           absl::StrCat(TypePath(i, in), ": offerings[", j, "]: ", message));
     };
     if (o.zone().empty()) return error("zone is empty");
-    c.zone = interner.InternValue(o.zone());
+    if (const LabelValue* known = ctx.values.Find(o.zone())) {
+      c.zone = *known;
+    } else {
+      c.zone = interner.InternValue(o.zone());
+      ctx.values.Put(o.zone(), c.zone);
+    }
     if (o.capacity_type() == labels::kCapacityTypeOnDemand) {
       c.capacity_type = ctx.on_demand;
     } else if (o.capacity_type() == labels::kCapacityTypeSpot) {
@@ -232,30 +416,24 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
                                   ", ", o.capacity_type(), ")"));
       }
     }
-    c.requirements.Add(
-        Requirement::In(ctx.zone_key, absl::MakeConstSpan(&c.zone, 1)));
-    c.requirements.Add(Requirement::In(
-        ctx.capacity_type_key, absl::MakeConstSpan(&c.capacity_type, 1)));
-    if (c.reservation_id.id != kNoId) {
-      c.requirements.Add(Requirement::In(
-          ctx.reservation_id_key, absl::MakeConstSpan(&c.reservation_id, 1)));
-    }
+    c.requirements = OfferingLabelRequirements(c, ctx);
     ctx.zones.push_back(c.zone);
     ctx.capacity_types.push_back(c.capacity_type);
   }
   // zone / capacity type (/ reservation id) requirements from the offerings
   // (Requirement::In collapses duplicates).
-  reqs.Add(Requirement::In(ctx.zone_key, ctx.zones));
-  reqs.Add(Requirement::In(ctx.capacity_type_key, ctx.capacity_types));
+  ctx.pending.push_back(Requirement::In(ctx.zone_key, ctx.zones));
+  ctx.pending.push_back(
+      Requirement::In(ctx.capacity_type_key, ctx.capacity_types));
   if (!ctx.reservation_ids.empty()) {
-    reqs.Add(Requirement::In(ctx.reservation_id_key, ctx.reservation_ids));
+    ctx.pending.push_back(
+        Requirement::In(ctx.reservation_id_key, ctx.reservation_ids));
   }
   return absl::OkStatus();
 }
 
 absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
                                  CompileContext& ctx, CompiledInstanceType& t,
-                                 Requirements& reqs,
                                  catalog::OverheadParts* parts) {
   Interner& interner = ctx.interner;
   if (in.name().empty()) {
@@ -264,21 +442,18 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   }
   t.name = in.name();
   t.name_value = interner.InternValue(t.name);
+  ctx.values.Put(in.name(), t.name_value);
 
-  // Room for every entry (labels, the name, extra requirements, zone,
-  // capacity type, reservation id), so the sorted appends never regrow.
-  reqs.Reserve(static_cast<size_t>(in.labels_size()) + 1 +
-               static_cast<size_t>(in.requirements_size()) + 3);
-  AddLabelRequirements(in, ctx, reqs);
+  ctx.pending.clear();
+  AddLabelRequirements(in, ctx);
   // The type's own name, so requirements on node.kubernetes.io/instance-type
   // apply even if the catalog omits the label.
-  reqs.Add(Requirement::In(ctx.instance_type_key,
-                           absl::MakeConstSpan(&t.name_value, 1)));
+  ctx.pending.push_back(Requirement::In(ctx.instance_type_key,
+                                        absl::MakeConstSpan(&t.name_value, 1)));
   if (in.requirements_size() > 0) {
-    absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
-        in.requirements(), interner, /*use_min_values=*/false, "requirements");
-    if (!extra.ok()) return Prefixed(extra.status(), i, in);
-    reqs.Add(*extra);
+    absl::StatusOr<const Requirements*> extra = ExtraRequirements(in, i, ctx);
+    if (!extra.ok()) return extra.status();
+    for (const Requirement& r : **extra) ctx.pending.push_back(r);
   }
 
   absl::StatusOr<ResourceVector> capacity =
@@ -297,7 +472,8 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   if (!eviction.ok()) return eviction.status();
   t.overhead = Merge(Merge(*kube, *system), *eviction);
 
-  if (absl::Status s = CompileOfferings(in, i, ctx, t, reqs); !s.ok()) return s;
+  if (absl::Status s = CompileOfferings(in, i, ctx, t); !s.ok()) return s;
+  t.requirements = TakePendingRequirements(ctx);
 
   t.allocatable = Allocatable(t.capacity, *kube, *system, *eviction, interner);
   if (parts != nullptr) {
@@ -331,19 +507,8 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
   out->well_known_ = std::make_unique<WellKnownLabels>(
       interner, absl::MakeConstSpan(extra_well_known));
 
-  CompileContext ctx{interner,
-                     out->zone_key_,
-                     out->capacity_type_key_,
-                     out->instance_type_key_,
-                     out->reservation_id_key_,
-                     interner.InternValue(labels::kCapacityTypeOnDemand),
-                     interner.InternValue(labels::kCapacityTypeSpot),
-                     interner.InternValue(labels::kCapacityTypeReserved),
-                     {},
-                     {},
-                     {},
-                     {},
-                     {}};
+  CompileContext ctx(interner, out->zone_key_, out->capacity_type_key_,
+                     out->instance_type_key_, out->reservation_id_key_);
 
   const int n = catalog.instance_types_size();
   out->types_.resize(n);
@@ -354,7 +519,6 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
   for (int i = 0; i < n; ++i) {
     absl::Status s = CompileInstanceType(
         catalog.instance_types(i), i, ctx, out->types_[i],
-        out->types_[i].requirements,
         overhead_parts.empty() ? nullptr : &overhead_parts[i]);
     if (!s.ok()) return s;
     out->by_name_.emplace_back(out->types_[i].name_value.id, i);

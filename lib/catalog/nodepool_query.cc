@@ -23,6 +23,50 @@ std::string WrittenRequirementText(const v1::NodeSelectorRequirement& r) {
   return text;
 }
 
+// The first written requirement on `key` that sets minValues.
+int FirstMinValuesRequirement(const NodePoolInstanceTypes& result,
+                              LabelKeyId key, const Interner& names) {
+  for (int j = 0; j < static_cast<int>(result.requirements.size()); ++j) {
+    const v1::NodeSelectorRequirement& r = result.requirements[j];
+    if (r.has_min_values() &&
+        names.FindKey(labels::NormalizeLabelKey(r.key())) == key) {
+      return j;
+    }
+  }
+  return -1;
+}
+
+// Fills min_values_types_needed and unmet_min_values from the admitted
+// types (price order).
+void CheckMinValues(const CompiledCatalog& catalog, const Interner& names,
+                    NodePoolInstanceTypes& result) {
+  if (!result.combined.HasMinValues()) return;
+  std::vector<const Requirements*> admitted;
+  admitted.reserve(result.admitted.size());
+  for (const AdmittedInstanceType& a : result.admitted) {
+    admitted.push_back(&catalog.instance_type(a.type).requirements);
+  }
+  MinValuesResult check = SatisfiesMinValues(result.combined, admitted);
+  if (admitted.empty()) {
+    // SatisfiesMinValues accepts an empty list; nothing meets a floor here.
+    check.unsatisfied.clear();
+    for (const Requirement& r : result.combined) {
+      if (r.min_values().has_value())
+        check.unsatisfied.emplace_back(r.key(), 0);
+    }
+  }
+  if (check.ok()) {
+    result.min_values_types_needed = check.needed;
+    return;
+  }
+  for (const auto& [key, found] : check.unsatisfied) {
+    const Requirement* r = result.combined.Find(key);
+    result.unmet_min_values.push_back(
+        {key, FirstMinValuesRequirement(result, key, names),
+         r != nullptr ? r->min_values().value_or(0) : 0, found});
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<NodePoolInstanceTypes> InstanceTypesForNodePool(
@@ -109,6 +153,7 @@ absl::StatusOr<NodePoolInstanceTypes> InstanceTypesForNodePool(
       [](const AdmittedInstanceType& a, const AdmittedInstanceType& b) {
         return a.price < b.price;
       });
+  CheckMinValues(catalog, interner, result);
   return result;
 }
 
@@ -148,6 +193,42 @@ std::string RejectionText(const CompiledCatalog& catalog,
   }
   return absl::StrCat("no available offering compatible with ",
                       absl::StrJoin(parts, ", "));
+}
+
+std::string MinValuesText(const CompiledCatalog& catalog,
+                          const NodePoolInstanceTypes& result,
+                          const UnmetMinValues& unmet, const Interner& names) {
+  std::string text =
+      unmet.requirement_index >= 0 &&
+              unmet.requirement_index <
+                  static_cast<int>(result.requirements.size())
+          ? WrittenRequirementText(result.requirements[unmet.requirement_index])
+          : absl::StrCat(names.KeyText(unmet.key), " minValues ",
+                         unmet.min_values);
+  // The distinct values the admitted types offer for the key.
+  std::vector<LabelValue> values;
+  for (const AdmittedInstanceType& a : result.admitted) {
+    const Requirement* r =
+        catalog.instance_type(a.type).requirements.Find(unmet.key);
+    if (r == nullptr) continue;
+    values.insert(values.end(), r->values().begin(), r->values().end());
+  }
+  const std::vector<absl::string_view> found =
+      Requirement::In(unmet.key, values).SortedValueTexts(names);
+  absl::StrAppend(&text, ": the admitted instance types offer ", unmet.found,
+                  unmet.found == 1 ? " value" : " values");
+  if (!found.empty()) {
+    constexpr size_t kShown = 5;
+    absl::StrAppend(
+        &text, " (",
+        absl::StrJoin(found.begin(),
+                      found.begin() + std::min(found.size(), kShown), " "));
+    if (found.size() > kShown) {
+      absl::StrAppend(&text, " and ", found.size() - kShown, " others");
+    }
+    absl::StrAppend(&text, ")");
+  }
+  return text;
 }
 
 }  // namespace nodeplan

@@ -86,13 +86,37 @@ struct RequirementsIndex::KeyIndex {
   std::vector<int> multi;
   std::vector<int> bounded;
   absl::flat_hash_map<LabelValueId, int> value_slot;
-  // Per value slot: concrete types listing the value / unbounded complement
-  // types excluding it.
-  std::vector<TypeSet> has;
-  std::vector<TypeSet> excl;
+  // Per value slot, `words_` words each: concrete types listing the value /
+  // unbounded complement types excluding it (`excl` is empty when no
+  // complement type of this key lists values).
+  std::vector<uint64_t> has;
+  std::vector<uint64_t> excl;
   // Integer values listed by single-valued types: (int value, slot), sorted.
   std::vector<std::pair<int64_t, int>> single_ints;
 };
+
+namespace {
+
+// The words of value slot `slot` in a per-slot bit array (empty when the
+// array is).
+absl::Span<const uint64_t> SlotWords(const std::vector<uint64_t>& bits,
+                                     int slot, int words) {
+  if (bits.empty()) return {};
+  return absl::MakeConstSpan(bits.data() + static_cast<size_t>(slot) * words,
+                             words);
+}
+
+void SetSlotBit(std::vector<uint64_t>& bits, int slot, int words, int t) {
+  bits[static_cast<size_t>(slot) * words + (t >> 6)] |= uint64_t{1} << (t & 63);
+}
+
+// Ids below this go through dense arrays while building (ids are small
+// dense integers from an Interner, and a catalog's are usually its own);
+// larger ones (an interner shared with a big cluster) through hash maps, so
+// the arrays stay proportional to the index.
+int32_t DenseIdLimit(int types) { return std::max(1 << 12, 8 * types); }
+
+}  // namespace
 
 RequirementsIndex::RequirementsIndex() = default;
 RequirementsIndex::~RequirementsIndex() = default;
@@ -117,11 +141,31 @@ RequirementsIndex::RequirementsIndex(
   Build();
 }
 
+// One pass over the types' requirements in memory order, with dense
+// id -> position / slot arrays instead of a hash probe per requirement and
+// value, and one growing bit array per key for all its value slots.
 void RequirementsIndex::Build() {
-  auto key_index = [&](LabelKeyId key) -> KeyIndex& {
-    auto [it, inserted] =
-        key_slot_.emplace(key, static_cast<int>(keys_.size()));
-    if (inserted) {
+  struct Building {
+    std::vector<int> dense_slot;  // value id -> slot, or -1
+    std::vector<bool> int_recorded;
+    int slots = 0;
+  };
+  const int32_t dense_limit = DenseIdLimit(size_);
+  std::vector<int> dense_key;  // key id -> position in keys_, or -1
+  std::vector<Building> building;
+  auto key_position = [&](LabelKeyId key) -> int {
+    const int next = static_cast<int>(keys_.size());
+    int position = next;
+    if (key >= 0 && key < dense_limit) {
+      if (static_cast<size_t>(key) >= dense_key.size()) {
+        dense_key.resize(static_cast<size_t>(key) + 1, -1);
+      }
+      if (dense_key[key] < 0) dense_key[key] = next;
+      position = dense_key[key];
+    } else {
+      position = key_slot_.emplace(key, next).first->second;
+    }
+    if (position == next) {
       keys_.emplace_back();
       KeyIndex& k = keys_.back();
       k.key = key;
@@ -129,21 +173,34 @@ void RequirementsIndex::Build() {
       k.not_in_or_dne.Reset(size_, false);
       k.single.Reset(size_, false);
       k.complement_unbounded.Reset(size_, false);
+      building.emplace_back();
     }
-    return keys_[it->second];
+    return position;
   };
-  auto slot = [&](KeyIndex& k, LabelValueId v) -> int {
-    auto [it, inserted] =
-        k.value_slot.emplace(v, static_cast<int>(k.has.size()));
-    if (inserted) {
-      k.has.emplace_back(size_, false);
-      k.excl.emplace_back(size_, false);
+  auto slot = [&](KeyIndex& k, Building& b, LabelValueId v) -> int {
+    int s = -1;
+    if (v >= 0 && v < dense_limit) {
+      if (static_cast<size_t>(v) >= b.dense_slot.size()) {
+        b.dense_slot.resize(static_cast<size_t>(v) + 1, -1);
+      }
+      if (b.dense_slot[v] >= 0) return b.dense_slot[v];
+      s = b.dense_slot[v] = b.slots;
+    } else {
+      auto [it, inserted] = k.value_slot.emplace(v, b.slots);
+      if (!inserted) return it->second;
+      s = b.slots;
     }
-    return it->second;
+    ++b.slots;
+    k.has.resize(k.has.size() + words_, 0);
+    if (!k.excl.empty()) k.excl.resize(k.excl.size() + words_, 0);
+    b.int_recorded.push_back(false);
+    return s;
   };
   for (int t = 0; t < size_; ++t) {
     for (const Requirement& r : *types_[t]) {
-      KeyIndex& k = key_index(r.key());
+      const int position = key_position(r.key());
+      KeyIndex& k = keys_[position];
+      Building& b = building[position];
       k.defined.Set(t);
       if (NotInOrDoesNotExist(r)) k.not_in_or_dne.Set(t);
       const bool bounded = r.gte().has_value() || r.lte().has_value();
@@ -153,24 +210,43 @@ void RequirementsIndex::Build() {
           continue;
         }
         k.complement_unbounded.Set(t);
-        for (const LabelValue& v : r.values()) k.excl[slot(k, v.id)].Set(t);
+        for (const LabelValue& v : r.values()) {
+          const int s = slot(k, b, v.id);
+          if (k.excl.empty()) k.excl.assign(k.has.size(), 0);
+          SetSlotBit(k.excl, s, words_, t);
+        }
         continue;
       }
       // Concrete (never bounded).
-      for (const LabelValue& v : r.values()) k.has[slot(k, v.id)].Set(t);
+      for (const LabelValue& v : r.values()) {
+        SetSlotBit(k.has, slot(k, b, v.id), words_, t);
+      }
       if (r.values().size() == 1) {
         k.single.Set(t);
         const LabelValue& v = r.values()[0];
-        if (v.is_int) k.single_ints.emplace_back(v.int_value, slot(k, v.id));
+        const int s = slot(k, b, v.id);
+        if (v.is_int && !b.int_recorded[s]) {
+          b.int_recorded[s] = true;
+          k.single_ints.emplace_back(v.int_value, s);
+        }
       } else if (r.values().size() > 1) {
         k.multi.push_back(t);
       }
     }
   }
-  for (KeyIndex& k : keys_) {
+  key_slot_.reserve(keys_.size());
+  for (size_t position = 0; position < keys_.size(); ++position) {
+    KeyIndex& k = keys_[position];
+    key_slot_.emplace(k.key, static_cast<int>(position));
+    const std::vector<int>& dense = building[position].dense_slot;
+    k.value_slot.reserve(k.value_slot.size() + building[position].slots);
+    for (size_t v = 0; v < dense.size(); ++v) {
+      if (dense[v] >= 0) {
+        k.value_slot.emplace(static_cast<LabelValueId>(v), dense[v]);
+      }
+    }
+    // One entry per slot: a slot's value (and its integer) never changes.
     std::sort(k.single_ints.begin(), k.single_ints.end());
-    k.single_ints.erase(std::unique(k.single_ints.begin(), k.single_ints.end()),
-                        k.single_ints.end());
   }
 }
 
@@ -198,11 +274,11 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
           for (int w = 0; w < words_; ++w) complement_pass[w] |= cu[w];
           continue;
         }
-        absl::Span<const uint64_t> has = k.has[it->second].words();
-        absl::Span<const uint64_t> excl = k.excl[it->second].words();
+        absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
+        absl::Span<const uint64_t> excl = SlotWords(k.excl, it->second, words_);
         for (int w = 0; w < words_; ++w) {
           pass[w] |= has[w];
-          complement_pass[w] |= cu[w] & ~excl[w];
+          complement_pass[w] |= excl.empty() ? cu[w] : cu[w] & ~excl[w];
         }
       }
       for (int w = 0; w < words_; ++w) pass[w] |= complement_pass[w];
@@ -223,7 +299,7 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
       const absl::Span<const uint64_t> single = k.single.words();
       for (auto it = lo; it != k.single_ints.end(); ++it) {
         if (q.lte().has_value() && it->first > *q.lte()) break;
-        absl::Span<const uint64_t> has = k.has[it->second].words();
+        absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
         for (int w = 0; w < words_; ++w) pass[w] |= has[w] & single[w];
       }
       // Bounds merge with an unbounded complement type's (absent) bounds:
@@ -234,7 +310,7 @@ void RequirementsIndex::AndIntersectingKey(const KeyIndex& k,
     for (const LabelValue& x : q.values()) {
       auto it = k.value_slot.find(x.id);
       if (it == k.value_slot.end()) continue;
-      absl::Span<const uint64_t> has = k.has[it->second].words();
+      absl::Span<const uint64_t> has = SlotWords(k.has, it->second, words_);
       for (int w = 0; w < words_; ++w) pass[w] &= ~(has[w] & single[w]);
     }
     eval_directly(k.multi);
