@@ -195,7 +195,7 @@ class Round {
 
   absl::Status Setup();
   void Run();
-  absl::StatusOr<v1::ScheduleResponse> Render();
+  void Render(v1::ScheduleResponse* out);
 
  private:
   // Setup helpers.
@@ -2078,8 +2078,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   for (int p : claim.pods) out->add_pods(pending_[p].key);
 }
 
-absl::StatusOr<v1::ScheduleResponse> Round::Render() {
-  v1::ScheduleResponse resp;
+void Round::Render(v1::ScheduleResponse* out) {
+  v1::ScheduleResponse& resp = *out;
   resp.set_library_version(LibraryVersion());
   resp.set_ignored_pods(ignored_);
   std::vector<std::string> reasons = errors_;
@@ -2087,7 +2087,9 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
   std::set<std::string> used_names;
   double cost = 0;
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
-    v1::NewNodeClaim nnc;
+    // Rendered in place (on the response's arena, if any); a NodeClaim that
+    // fails minValues at the end is taken off again.
+    v1::NewNodeClaim& nnc = *resp.add_new_node_claims();
     std::vector<int> failed;
     std::string reason;
     Finalize(static_cast<int>(ci), &nnc, &failed, &reason);
@@ -2096,6 +2098,7 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
         reasons[p] = reason;
         placed_claim_[p] = -1;
       }
+      resp.mutable_new_node_claims()->RemoveLast();
       continue;
     }
     const std::string& pool = c_.pools[claims_[ci].pool].name;
@@ -2108,7 +2111,6 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
     nnc.set_name(name);
     nnc.mutable_node_claim()->mutable_metadata()->set_name(name);
     cost += nnc.launch().price();
-    *resp.add_new_node_claims() = std::move(nnc);
   }
   for (const Existing& e : existing_) {
     if (e.pods.empty()) continue;
@@ -2124,19 +2126,19 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
     u->set_reason(reasons[p].empty() ? "not scheduled" : reasons[p]);
   }
   resp.set_cost(cost);
-  return resp;
 }
 
 }  // namespace
 
-absl::StatusOr<v1::ScheduleResponse> Solve(const Compiled& snapshot,
-                                           const v1::ScheduleRequest& state) {
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   v1::ScheduleResponse* out) {
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
-  return round->Render();
+  round->Render(out);
+  return absl::OkStatus();
 }
 
 }  // namespace nodeplan::scheduling
