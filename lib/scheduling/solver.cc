@@ -108,6 +108,9 @@ struct Claim {
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
   ResVec max_alloc;
+  // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
+  int64_t seq = 0;
+  int zone_sig = -1;  // Round::ZoneSig of reqs
 };
 
 struct RelaxState {
@@ -130,6 +133,12 @@ struct View {
   mutable std::vector<char> dead;
   // Per NodePool: 0 unknown, 1 tolerates its taints, 2 does not.
   mutable std::vector<char> tolerates_pool;
+  // Round::SharedSlots, computed when inverse_groups_ had `slots_inverse`
+  // entries (-1: not yet).
+  mutable std::vector<int> slots;
+  mutable int slots_inverse = -1;
+  // Every NodeClaim below this index is in `dead`.
+  mutable size_t scan_from = 0;
 };
 
 struct ClassState {
@@ -235,6 +244,18 @@ class Round {
                    bool relax_min, Candidate* out, std::string* err);
   Fail FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
                    bool relax_min, Candidate* out, std::string* err);
+  // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
+  // counts the pod itself when the group selects it, anti-affinity does not.
+  int SharedDeadSlot(int gi, const PodClass& cls) const {
+    const TopologyGroup& g = groups_[gi];
+    return gi * 2 +
+           (g.type == GroupType::kSpread && g.Selects(cls.ns_id, cls.labels)
+                ? 1
+                : 0);
+  }
+  // The shared slots view `v` of `cls` checks (its hostname spread and
+  // anti-affinity groups, and the inverse ones that select it).
+  const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
   const Bits& KeyCompat(const Req& r);
   Bits OfferCompat(int pool, const Reqs& reqs);
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
@@ -271,8 +292,34 @@ class Round {
 
   std::vector<Claim> claims_;
   std::vector<int> claim_order_;
+  // Reposition's order key within a pod count: promoted NodeClaims take
+  // --front_seq_ (ahead of the group), new ones ++back_seq_ (behind it).
+  int64_t front_seq_ = 0, back_seq_ = 0;
+  // Scratch of Add, kept to reuse capacity.
+  std::vector<Id> memo_keys_;
+  std::vector<const Req*> memo_reqs_, memo_probe_;
+  std::vector<char> memo_ok_;
+  std::vector<int> gather_;
+  // Distinct zone requirements of NodeClaims (Claim::zone_sig; entry 0: no
+  // zone requirement) and, during one Add, the topology verdict of each.
+  std::vector<Req> zone_sigs_ = std::vector<Req>(1);
+  std::vector<char> zone_verdict_;
+  int ZoneSig(const Reqs& reqs) {
+    const Req* z = reqs.Get(k_.zone);
+    if (z == nullptr) return 0;
+    for (size_t i = 1; i < zone_sigs_.size(); ++i)
+      if (zone_sigs_[i] == *z) return static_cast<int>(i);
+    if (zone_sigs_.size() >= 256) return -1;  // then no shortcut
+    zone_sigs_.push_back(*z);
+    return static_cast<int>(zone_sigs_.size() - 1);
+  }
   bool last_monotone_ = false;
   bool last_group_anti_ = false;
+  // Dead ends shared by every view owning a hostname group: slot (see
+  // SharedDeadSlot) -> per NodeClaim, 1 when the group can never accept a
+  // pod on it again (spread past its skew, anti-affinity already present).
+  std::vector<std::vector<char>> shared_dead_;
+  int last_shared_dead_ = -1;
 
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
@@ -1138,7 +1185,8 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
                         const std::vector<v1::Taint>& taints,
                         const Reqs& node_reqs, const WellKnown* allow,
                         Reqs* out, std::string* err, const Reqs* extra) {
-  auto one = [&](const TopologyGroup& g) {
+  auto one = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
     Req exists;
     exists.key = g.key;
     const Req* pd = v.strict.Get(g.key);
@@ -1161,6 +1209,12 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
           g.type == GroupType::kAntiAffinity ||
           (g.type == GroupType::kSpread && g.key == k_.hostname &&
            nd != nullptr && !nd->complement && nd->values.size() == 1);
+      // On a single hostname these failures hold for every pod class that
+      // owns the group (the same self-selection for spread), whatever its
+      // own requirements: record them for the group, not just this view.
+      if (g.key == k_.hostname && g.type != GroupType::kAffinity &&
+          nd != nullptr && !nd->complement && nd->values.size() == 1)
+        last_shared_dead_ = SharedDeadSlot(gi, cls);
       if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
@@ -1168,11 +1222,11 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     return true;
   };
   for (int gi : v.groups)
-    if (!one(groups_[gi])) return false;
+    if (!one(gi)) return false;
   for (int gi : inverse_groups_) {
     const TopologyGroup& g = groups_[gi];
     if (!g.Selects(cls.ns_id, cls.labels)) continue;
-    if (!one(g)) return false;
+    if (!one(gi)) return false;
   }
   (void)taints;
   (void)allow;
@@ -1199,6 +1253,22 @@ void Round::Record(const PodClass& cls, const View& v,
     if (d == nullptr || d->complement) continue;
     for (Id x : d->values) groups_[gi].RecordDomain(x);
   }
+}
+
+const std::vector<int>& Round::SharedSlots(const PodClass& cls, const View& v) {
+  const int ninv = static_cast<int>(inverse_groups_.size());
+  if (v.slots_inverse == ninv) return v.slots;
+  v.slots.clear();
+  auto consider = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
+    if (g.key == k_.hostname && g.type != GroupType::kAffinity)
+      v.slots.push_back(SharedDeadSlot(gi, cls));
+  };
+  for (int gi : v.groups) consider(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) consider(gi);
+  v.slots_inverse = ninv;
+  return v.slots;
 }
 
 bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
@@ -1563,11 +1633,13 @@ void Round::Reposition(int ci, bool is_new) {
     return count < claims_[a].pods.size();
   };
   if (is_new) {
+    claims_[ci].seq = ++back_seq_;
     auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
                                 count_less);
     claim_order_.insert(pos, ci);
     return;
   }
+  claims_[ci].seq = --front_seq_;
   auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
   auto to = std::find_if(from + 1, claim_order_.end(),
                          [&](int a) { return claims_[a].pods.size() >= now; });
@@ -1589,6 +1661,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
           std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
   });
   claim.reqs = std::move(cand.reqs);
+  claim.zone_sig = ZoneSig(claim.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
@@ -1628,24 +1701,126 @@ Fail Round::Add(int pod, int level, std::string* err) {
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   if (v->tolerates_pool.size() < c_.pools.size())
     v->tolerates_pool.resize(c_.pools.size(), 0);
-  for (int c : claim_order_) {
-    if (v->dead[c]) continue;
+  const std::vector<int>& slots = SharedSlots(cls, *v);
+  auto shared_dead = [&](int c) {
+    for (int s : slots)
+      if (static_cast<size_t>(s) < shared_dead_.size() &&
+          static_cast<size_t>(c) < shared_dead_[s].size() && shared_dead_[s][c])
+        return true;
+    return false;
+  };
+  // Topology verdicts of this walk, by the NodeClaim's requirements on the
+  // view's topology keys. Nothing changes during one walk, so NodeClaims
+  // with the same requirements there (the same zone) get the same verdict:
+  // a pod spread over zones does not re-run the spread for every NodeClaim
+  // of a zone it cannot use. Only failures skip; a pass goes the full way.
+  // Not for hostname groups (every NodeClaim differs) or volume
+  // alternatives (topology is then checked on the merged requirements).
+  bool memo = cls.volume_alts.empty();
+  memo_keys_.clear();
+  auto memo_key = [&](int gi) {
+    if (groups_[gi].key == k_.hostname) memo = false;
+    memo_keys_.push_back(groups_[gi].key);
+  };
+  for (int gi : v->groups) memo_key(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) memo_key(gi);
+  if (memo_keys_.empty()) memo = false;
+  memo_reqs_.clear();
+  memo_ok_.clear();
+  const size_t nk = memo_keys_.size();
+  // The common case, a zone: each NodeClaim carries the id of its zone
+  // requirement (ZoneSig), so the verdict is one array lookup.
+  bool zone_only = memo;
+  for (Id k : memo_keys_)
+    if (k != k_.zone) zone_only = false;
+  zone_verdict_.assign(zone_sigs_.size(), 0);
+  auto evaluate = [&](const Claim& claim) {
+    Reqs topo;
+    return AddTopology(cls, *v, c_.pools[claim.pool].taints, claim.reqs, &wk_,
+                       &topo, nullptr, &v->reqs);
+  };
+  auto topology_fails = [&](const Claim& claim) {
+    if (zone_only && claim.zone_sig >= 0) {
+      char& verdict = zone_verdict_[claim.zone_sig];
+      if (verdict == 0) verdict = evaluate(claim) ? 1 : 2;
+      return verdict == 2;
+    }
+    memo_probe_.clear();
+    for (Id k : memo_keys_) memo_probe_.push_back(claim.reqs.Get(k));
+    for (size_t e = 0; e < memo_ok_.size(); ++e) {
+      bool same = true;
+      for (size_t j = 0; j < nk && same; ++j) {
+        const Req* a = memo_reqs_[e * nk + j];
+        const Req* b = memo_probe_[j];
+        same = a == b || (a != nullptr && b != nullptr && *a == *b);
+      }
+      if (same) return !memo_ok_[e];
+    }
+    const bool ok = evaluate(claim);
+    if (memo_ok_.size() < 16) {  // a handful of zones, not one per claim
+      memo_reqs_.insert(memo_reqs_.end(), memo_probe_.begin(),
+                        memo_probe_.end());
+      memo_ok_.push_back(ok);
+    }
+    return !ok;
+  };
+  // Tries NodeClaim c; true when the pod was committed to it.
+  auto try_claim = [&](int c) {
+    if (v->dead[c]) return false;
     const Claim& claim = claims_[c];
+    if (zone_only && claim.zone_sig >= 0 && zone_verdict_[claim.zone_sig] == 2)
+      return false;
+    if (shared_dead(c)) {
+      v->dead[c] = 1;
+      return false;
+    }
     char& tol = v->tolerates_pool[claim.pool];
     if (tol == 0)
       tol = Tolerates(c_.pools[claim.pool].taints, v->tols, nullptr) ? 1 : 2;
     if (tol == 2 || !Fits(claim.requests + cls.requests, claim.max_alloc)) {
       v->dead[c] = 1;
-      continue;
+      return false;
     }
+    if (memo && topology_fails(claim)) return false;
     Candidate cand;
     last_monotone_ = false;
+    last_shared_dead_ = -1;
     if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) ==
         Fail::kNone) {
       CommitClaim(c, pod, *v, cand, false);
-      return Fail::kNone;
+      return true;
     }
     if (last_monotone_) v->dead[c] = 1;
+    if (last_shared_dead_ >= 0) {
+      if (shared_dead_.size() <= static_cast<size_t>(last_shared_dead_))
+        shared_dead_.resize(last_shared_dead_ + 1);
+      auto& d = shared_dead_[last_shared_dead_];
+      if (d.size() < claims_.size()) d.resize(claims_.size(), 0);
+      d[c] = 1;
+    }
+    return false;
+  };
+  // NodeClaims below v->scan_from are all dead ends for this view. When
+  // only a few above it are left, try those in claim_order_'s order (the
+  // (pod count, seq) key Reposition keeps) instead of walking every
+  // NodeClaim: a pod class that can join no existing NodeClaim (hostname
+  // anti-affinity) then costs O(new NodeClaims), not O(all NodeClaims).
+  size_t& from = v->scan_from;
+  while (from < claims_.size() && v->dead[from]) ++from;
+  if ((claims_.size() - from) * 8 < claim_order_.size()) {
+    gather_.clear();
+    for (size_t c = from; c < claims_.size(); ++c)
+      if (!v->dead[c]) gather_.push_back(static_cast<int>(c));
+    std::sort(gather_.begin(), gather_.end(), [&](int a, int b) {
+      const size_t na = claims_[a].pods.size(), nb = claims_[b].pods.size();
+      return na != nb ? na < nb : claims_[a].seq < claims_[b].seq;
+    });
+    for (int c : gather_)
+      if (try_claim(c)) return Fail::kNone;
+  } else {
+    for (int c : claim_order_)
+      if (try_claim(c)) return Fail::kNone;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
