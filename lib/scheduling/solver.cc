@@ -81,6 +81,8 @@ struct PoolState {
   Bits limit_ok;
   bool limit_dirty = true;
   bool dropped = false;
+  // Types with a reserved offering this NodePool can use.
+  Bits reserved_types;
 };
 
 struct Existing {
@@ -110,7 +112,6 @@ struct Claim {
   ResVec max_alloc;
   // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
   int64_t seq = 0;
-  int zone_sig = -1;  // Round::ZoneSig of reqs
 };
 
 struct RelaxState {
@@ -303,6 +304,7 @@ class Round {
   // Distinct zone requirements of NodeClaims (Claim::zone_sig; entry 0: no
   // zone requirement) and, during one Add, the topology verdict of each.
   std::vector<Req> zone_sigs_ = std::vector<Req>(1);
+  std::vector<int> zone_sig_of_;  // per NodeClaim (compact for the walk)
   std::vector<char> zone_verdict_;
   int ZoneSig(const Reqs& reqs) {
     const Req* z = reqs.Get(k_.zone);
@@ -866,6 +868,14 @@ void Round::CompilePoolStates() {
         ps.groups.push_back(std::move(g));
       }
       ps.groups[it->second].types.Set(i);
+    });
+    ps.reserved_types = Bits(n_);
+    pool.types.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j)
+        if (offs[j].capacity_type == k_.v_reserved &&
+            (pool.offering_mask[i] >> j & 1))
+          ps.reserved_types.Set(i);
     });
     // Strict minValues with no pod: a NodePool that cannot meet its own
     // minValues is dropped, as Karpenter drops the template.
@@ -1583,21 +1593,24 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     if (opt_.reserved_capacity) {
       bool compatible_reserved = false;
       const Pool& p = c_.pools[claim.pool];
-      cand.options.ForEach([&](size_t i) {
-        const auto& offs = c_.types[i].offerings;
-        for (size_t j = 0; j < offs.size() && j < 64; ++j) {
-          const Offering& o = offs[j];
-          if (o.capacity_type != k_.v_reserved ||
-              !(p.offering_mask[i] >> j & 1))
-            continue;
-          if (!OfferingCompatible(o, reqs, k_, in_)) continue;
-          compatible_reserved = true;
-          const Reservation& r = reservations_[o.reservation];
-          bool held = r.holders.count(claim.hostname) > 0;
-          if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
-            cand.reserve.emplace_back(static_cast<int>(i), static_cast<int>(j));
-        }
-      });
+      // Only types with a reserved offering can contribute below.
+      if (Bits::AnyAnd(cand.options, pools_[claim.pool].reserved_types))
+        cand.options.ForEach([&](size_t i) {
+          const auto& offs = c_.types[i].offerings;
+          for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+            const Offering& o = offs[j];
+            if (o.capacity_type != k_.v_reserved ||
+                !(p.offering_mask[i] >> j & 1))
+              continue;
+            if (!OfferingCompatible(o, reqs, k_, in_)) continue;
+            compatible_reserved = true;
+            const Reservation& r = reservations_[o.reservation];
+            bool held = r.holders.count(claim.hostname) > 0;
+            if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
+              cand.reserve.emplace_back(static_cast<int>(i),
+                                        static_cast<int>(j));
+          }
+        });
       if (compatible_reserved && cand.reserve.empty()) {
         if (err)
           *err =
@@ -1651,17 +1664,32 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   Claim& claim = claims_[ci];
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
+  // max_alloc changes only if an option that reached a maximum is dropped
+  // (options only narrow); a new NodeClaim starts without options.
+  const int dims = dims_.size();
+  bool recompute = is_new;
+  if (!recompute) {
+    Bits dropped = claim.options;
+    dropped.AndNot(cand.options);
+    dropped.ForEach([&](size_t i) {
+      for (int d = 0; d < dims && !recompute; ++d)
+        if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
+    });
+  }
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
-  claim.max_alloc = ResVec();
-  const int dims = dims_.size();
-  claim.options.ForEach([&](size_t i) {
-    for (int d = 0; d < dims; ++d)
-      claim.max_alloc[d] =
-          std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
-  });
+  if (recompute) {
+    claim.max_alloc = ResVec();
+    claim.options.ForEach([&](size_t i) {
+      for (int d = 0; d < dims; ++d)
+        claim.max_alloc[d] =
+            std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
+    });
+  }
   claim.reqs = std::move(cand.reqs);
-  claim.zone_sig = ZoneSig(claim.reqs);
+  if (zone_sig_of_.size() < claims_.size())
+    zone_sig_of_.resize(claims_.size(), -1);
+  zone_sig_of_[ci] = ZoneSig(claim.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
@@ -1740,9 +1768,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
     return AddTopology(cls, *v, c_.pools[claim.pool].taints, claim.reqs, &wk_,
                        &topo, nullptr, &v->reqs);
   };
-  auto topology_fails = [&](const Claim& claim) {
-    if (zone_only && claim.zone_sig >= 0) {
-      char& verdict = zone_verdict_[claim.zone_sig];
+  auto topology_fails = [&](int c) {
+    const Claim& claim = claims_[c];
+    if (zone_only && zone_sig_of_[c] >= 0) {
+      char& verdict = zone_verdict_[zone_sig_of_[c]];
       if (verdict == 0) verdict = evaluate(claim) ? 1 : 2;
       return verdict == 2;
     }
@@ -1768,9 +1797,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
   // Tries NodeClaim c; true when the pod was committed to it.
   auto try_claim = [&](int c) {
     if (v->dead[c]) return false;
-    const Claim& claim = claims_[c];
-    if (zone_only && claim.zone_sig >= 0 && zone_verdict_[claim.zone_sig] == 2)
+    if (zone_only && zone_sig_of_[c] >= 0 &&
+        zone_verdict_[zone_sig_of_[c]] == 2)
       return false;
+    const Claim& claim = claims_[c];
     if (shared_dead(c)) {
       v->dead[c] = 1;
       return false;
@@ -1782,7 +1812,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
       v->dead[c] = 1;
       return false;
     }
-    if (memo && topology_fails(claim)) return false;
+    if (memo && topology_fails(c)) return false;
     Candidate cand;
     last_monotone_ = false;
     last_shared_dead_ = -1;
@@ -1918,17 +1948,29 @@ void Round::Run() {
     }
     order.push_back(static_cast<int>(i));
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const ResVec& ra = classes_[pending_[a].cls].cls.requests;
-    const ResVec& rb = classes_[pending_[b].cls].cls.requests;
-    if (ra[kCpu] != rb[kCpu]) return ra[kCpu] > rb[kCpu];
-    if (ra[kMemory] != rb[kMemory]) return ra[kMemory] > rb[kMemory];
-    const auto& ma = pending_[a].pod->metadata();
-    const auto& mb = pending_[b].pod->metadata();
-    if (ma.creation_timestamp() != mb.creation_timestamp())
-      return ma.creation_timestamp() < mb.creation_timestamp();
-    return ma.uid() < mb.uid();
-  });
+  // The sort reads its keys from one flat array, not through the classes.
+  struct SortKey {
+    int64_t cpu, memory;
+    const std::string *created, *uid;
+    int pod;
+  };
+  std::vector<SortKey> keys;
+  keys.reserve(order.size());
+  for (int p : order) {
+    const ResVec& r = classes_[pending_[p].cls].cls.requests;
+    const auto& md = pending_[p].pod->metadata();
+    keys.push_back(
+        {r[kCpu], r[kMemory], &md.creation_timestamp(), &md.uid(), p});
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const SortKey& a, const SortKey& b) {
+                     if (a.cpu != b.cpu) return a.cpu > b.cpu;
+                     if (a.memory != b.memory) return a.memory > b.memory;
+                     if (*a.created != *b.created)
+                       return *a.created < *b.created;
+                     return *a.uid < *b.uid;
+                   });
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].pod;
   std::deque<int> q(order.begin(), order.end());
   std::vector<size_t> last_len(np, 0);
   std::vector<int> last_level(np, 0);
