@@ -337,6 +337,9 @@ class Round {
   struct PriceEntry {
     std::vector<double> price;
     std::vector<uint64_t> offers;
+    // The NodePool's types by (price, index): a NodeClaim's options in
+    // order are this list filtered, no sort per NodeClaim.
+    std::vector<int> order;
   };
   absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
@@ -406,6 +409,8 @@ absl::Status Round::CompilePods() {
   std::vector<const v1::Pod*> all;
   for (const auto& p : req_.pods()) all.push_back(&p);
   for (const auto& p : expanded_) all.push_back(&p);
+  std::string sig;
+  std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch;
   for (size_t i = 0; i < all.size(); ++i) {
     const v1::Pod& p = *all[i];
     std::string ns = p.metadata().namespace_().empty()
@@ -423,14 +428,25 @@ absl::Status Round::CompilePods() {
       ++ignored_;
       continue;
     }
-    // The class signature: everything scheduling reads, minus identity.
-    v1::Pod key;
-    key.mutable_metadata()->set_namespace_(ns);
-    *key.mutable_metadata()->mutable_labels() = p.metadata().labels();
-    *key.mutable_spec() = p.spec();
-    key.mutable_spec()->clear_priority();
-    key.mutable_spec()->clear_priority_class_name();
-    std::string sig = Deterministic(key);
+    // The class signature: everything scheduling reads, minus identity:
+    // namespace, labels (sorted) and the spec without its priority. The
+    // spec is copied only when it has a priority to clear.
+    sig.clear();
+    absl::StrAppend(&sig, ns.size(), ":", ns, "|");
+    label_scratch.assign(p.metadata().labels().begin(),
+                         p.metadata().labels().end());
+    std::sort(label_scratch.begin(), label_scratch.end());
+    for (const auto& [k, v] : label_scratch)
+      absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
+    sig.push_back('|');
+    if (p.spec().has_priority() || !p.spec().priority_class_name().empty()) {
+      v1::PodSpec spec = p.spec();
+      spec.clear_priority();
+      spec.clear_priority_class_name();
+      sig += Deterministic(spec);
+    } else {
+      sig += Deterministic(p.spec());
+    }
     auto [it, inserted] =
         class_index_.emplace(sig, static_cast<int>(classes_.size()));
     if (inserted) {
@@ -2076,16 +2092,20 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
           e.offers[i] |= uint64_t{1} << j;
           e.price[i] = std::min(e.price[i], offs[j].price);
         }
+      e.order.push_back(static_cast<int>(i));
+    });
+    std::sort(e.order.begin(), e.order.end(), [&](int a, int b) {
+      return e.price[a] != e.price[b] ? e.price[a] < e.price[b] : a < b;
     });
   }
   const std::vector<double>& prices = pit->second.price;
   const std::vector<uint64_t>& offers = pit->second.offers;
+  // Options are a subset of the NodePool's types.
   std::vector<std::pair<double, int>> opts;
-  claim.options.ForEach(
-      [&](size_t i) { opts.emplace_back(prices[i], static_cast<int>(i)); });
-  std::stable_sort(opts.begin(), opts.end());
-  if (static_cast<int>(opts.size()) > opt_.max_instance_types)
-    opts.resize(opt_.max_instance_types);
+  for (int i : pit->second.order) {
+    if (static_cast<int>(opts.size()) >= opt_.max_instance_types) break;
+    if (claim.options.Test(i)) opts.emplace_back(prices[i], i);
+  }
   Bits kept(n_);
   for (auto& [price, i] : opts) kept.Set(i);
   if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
@@ -2103,14 +2123,19 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     }
   }
   // Instance types and the capacity types their offerings can launch.
-  std::vector<Id> names, cts;
+  std::vector<Id> cts;
   for (auto& [price, i] : opts) {
-    names.push_back(c_.types[i].name_id);
     const auto& offs = c_.types[i].offerings;
-    for (uint64_t m = offers[i]; m; m &= m - 1)
-      cts.push_back(offs[__builtin_ctzll(m)].capacity_type);
+    for (uint64_t m = offers[i]; m; m &= m - 1) {
+      // A handful of distinct values among thousands of offerings.
+      Id ct = offs[__builtin_ctzll(m)].capacity_type;
+      if (std::find(cts.begin(), cts.end(), ct) == cts.end()) cts.push_back(ct);
+    }
   }
-  Req it_req = MakeReq(k_.instance_type, "In", names, in_);
+  // Its values are rendered from `kept` (below), so they are not built here.
+  Req it_req;
+  it_req.key = k_.instance_type;
+  it_req.complement = false;
   if (const Req* old = reqs.Get(k_.instance_type))
     it_req.min_values = old->min_values;
   reqs.Remove(k_.instance_type);
@@ -2243,6 +2268,18 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       if (r->min_values > 0) x->set_min_values(r->min_values);
       return x;
     };
+    if (r->key == k_.instance_type) {
+      // Option names in byte order (name_order_), the kept ones only.
+      if (opts.empty()) {
+        start("DoesNotExist");
+        continue;
+      }
+      auto* out_vals = start("In")->mutable_values();
+      out_vals->Reserve(static_cast<int>(opts.size()));
+      for (int i : name_order_)
+        if (kept.Test(i)) out_vals->Add()->assign(c_.types[i].name);
+      continue;
+    }
     if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
     if (r->has_lte) start("Lte")->add_values(absl::StrCat(r->lte));
     Op op = OperatorOf(*r);
@@ -2256,20 +2293,13 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     }
     auto* x = start(op == Op::kIn ? "In" : "NotIn");
     auto* out_vals = x->mutable_values();
-    if (r->key == k_.instance_type) {
-      // Option names in byte order (name_order_), the kept ones only.
-      out_vals->Reserve(static_cast<int>(opts.size()));
-      for (int i : name_order_)
-        if (kept.Test(i)) out_vals->Add()->assign(c_.types[i].name);
-    } else {
-      vals.clear();
-      for (Id v : r->values) vals.push_back(&in_.Str(v));
-      std::sort(
-          vals.begin(), vals.end(),
-          [](const std::string* a, const std::string* b) { return *a < *b; });
-      out_vals->Reserve(static_cast<int>(vals.size()));
-      for (const std::string* v : vals) out_vals->Add()->assign(*v);
-    }
+    vals.clear();
+    for (Id v : r->values) vals.push_back(&in_.Str(v));
+    std::sort(
+        vals.begin(), vals.end(),
+        [](const std::string* a, const std::string* b) { return *a < *b; });
+    out_vals->Reserve(static_cast<int>(vals.size()));
+    for (const std::string* v : vals) out_vals->Add()->assign(*v);
   }
   auto& rq = *spec->mutable_resources()->mutable_requests();
   for (int d = 0; d < dims_.size(); ++d)
