@@ -22,8 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/repeated_ptr_field.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/library_version.h"
 
@@ -2023,6 +2025,29 @@ void Round::Run() {
 // ---------------------------------------------------------------------------
 // Rendering
 
+// Appends copies of *values to `field`. On an arena the copies live in one
+// arena-owned array: one allocation and one cleanup for all of them, where
+// RepeatedPtrField::Add makes one of each per string (that per-string cost
+// dominated a large plan's response: every NodeClaim lists up to
+// maxInstanceTypes names twice). Each string still belongs to exactly one
+// field, so clearing or editing the response behaves as usual.
+void AppendStrings(google::protobuf::RepeatedPtrField<std::string>* field,
+                   const std::vector<const std::string*>& values) {
+  field->Reserve(field->size() + static_cast<int>(values.size()));
+  google::protobuf::Arena* arena = field->GetArena();
+  if (arena == nullptr) {
+    for (const std::string* v : values) field->Add()->assign(*v);
+    return;
+  }
+  auto* block =
+      google::protobuf::Arena::Create<std::vector<std::string>>(arena);
+  block->reserve(values.size());  // no reallocation: the pointers stay valid
+  for (const std::string* v : values) {
+    block->emplace_back(*v);
+    field->UnsafeArenaAddAllocated(&block->back());
+  }
+}
+
 std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
   // generateName alphabet.
@@ -2274,10 +2299,10 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         start("DoesNotExist");
         continue;
       }
-      auto* out_vals = start("In")->mutable_values();
-      out_vals->Reserve(static_cast<int>(opts.size()));
+      vals.clear();
       for (int i : name_order_)
-        if (kept.Test(i)) out_vals->Add()->assign(c_.types[i].name);
+        if (kept.Test(i)) vals.push_back(&c_.types[i].name);
+      AppendStrings(start("In")->mutable_values(), vals);
       continue;
     }
     if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
@@ -2308,7 +2333,9 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
   out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
-  for (auto& [price, i] : opts) out->add_instance_types(c_.types[i].name);
+  vals.clear();
+  for (auto& [price, i] : opts) vals.push_back(&c_.types[i].name);
+  AppendStrings(out->mutable_instance_types(), vals);
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];
     auto* l = out->mutable_launch();
