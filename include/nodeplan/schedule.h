@@ -42,7 +42,11 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
 // response holds hundreds of thousands of strings (every NodeClaim lists its
 // instance-type options twice), so building and freeing it on an arena is
 // much cheaper than on the heap; serialize it from there. `arena` must not
-// be null.
+// be null. The same bytes as Schedule, but the response is for reading and
+// serializing, not editing in place: a NodeClaim's `instanceTypes` and its
+// `node.kubernetes.io/instance-type` requirement values point at the same
+// string objects (each name stored once). CopyFrom it into a message of
+// your own to edit.
 absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena);
 

@@ -208,6 +208,9 @@ class Round {
   absl::Status Setup();
   void Run();
   void Render(v1::ScheduleResponse* out);
+  // Frees what only placement needs (per-view dead ends, caches), so the
+  // response is built with less memory held.
+  void ReleasePlacementState();
 
  private:
   // Setup helpers.
@@ -355,9 +358,12 @@ class Round {
 
   std::vector<std::string> errors_;
   std::vector<int> name_order_;
-  std::vector<int> placed_claim_;     // pod -> claim or -1
+  std::vector<int> name_slot_;     // Finalize: type -> index in its name block
+  std::vector<int> placed_claim_;  // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
+  // Resource dimensions in which instance types' allocatable differ.
+  std::vector<int> varying_dims_;
   Id trial_host_ = kNoId;
   int nodes_dim_ = -1;
 };
@@ -368,6 +374,12 @@ class Round {
 absl::Status Round::Setup() {
   trial_host_ = in_.Intern("hostname-placeholder-trial");
   nodes_dim_ = dims_.Find("nodes");
+  for (int d = 0; d < dims_.size(); ++d)
+    for (const auto& t : c_.types)
+      if (t.allocatable[d] != c_.types[0].allocatable[d]) {
+        varying_dims_.push_back(d);
+        break;
+      }
   for (const auto& p : c_.pools)
     for (const auto& t : p.taints)
       if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
@@ -1684,13 +1696,15 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   claim.pods.push_back(pod);
   // max_alloc changes only if an option that reached a maximum is dropped
   // (options only narrow); a new NodeClaim starts without options.
+  // Dimensions every type has the same value in (unused resources) keep
+  // their maximum.
   const int dims = dims_.size();
   bool recompute = is_new;
   if (!recompute) {
     Bits dropped = claim.options;
     dropped.AndNot(cand.options);
     dropped.ForEach([&](size_t i) {
-      for (int d = 0; d < dims && !recompute; ++d)
+      for (int d : varying_dims_)
         if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
     });
   }
@@ -1952,6 +1966,20 @@ Fail Round::Add(int pod, int level, std::string* err) {
   return Fail::kOther;
 }
 
+void Round::ReleasePlacementState() {
+  for (ClassState& cs : classes_)
+    for (auto& v : cs.views)
+      if (v) {
+        v->dead = std::vector<char>();
+        v->slots = std::vector<int>();
+      }
+  shared_dead_ = {};
+  key_compat_ = {};
+  offer_compat_ = {};
+  zone_sig_of_ = {};
+  gather_ = {};
+}
+
 void Round::Run() {
   const size_t np = pending_.size();
   errors_.assign(np, "");
@@ -2024,29 +2052,6 @@ void Round::Run() {
 
 // ---------------------------------------------------------------------------
 // Rendering
-
-// Appends copies of *values to `field`. On an arena the copies live in one
-// arena-owned array: one allocation and one cleanup for all of them, where
-// RepeatedPtrField::Add makes one of each per string (that per-string cost
-// dominated a large plan's response: every NodeClaim lists up to
-// maxInstanceTypes names twice). Each string still belongs to exactly one
-// field, so clearing or editing the response behaves as usual.
-void AppendStrings(google::protobuf::RepeatedPtrField<std::string>* field,
-                   const std::vector<const std::string*>& values) {
-  field->Reserve(field->size() + static_cast<int>(values.size()));
-  google::protobuf::Arena* arena = field->GetArena();
-  if (arena == nullptr) {
-    for (const std::string* v : values) field->Add()->assign(*v);
-    return;
-  }
-  auto* block =
-      google::protobuf::Arena::Create<std::vector<std::string>>(arena);
-  block->reserve(values.size());  // no reallocation: the pointers stay valid
-  for (const std::string* v : values) {
-    block->emplace_back(*v);
-    field->UnsafeArenaAddAllocated(&block->back());
-  }
-}
 
 std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
@@ -2282,6 +2287,31 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       return c_.types[a].name < c_.types[b].name;
     });
   }
+  // Option names: a NodeClaim lists up to max_instance_types of them twice
+  // (instanceTypes and the instance-type requirement). On an arena each is
+  // stored once per NodeClaim, in one arena-owned block that both lists
+  // point into (UnsafeArenaAddAllocated): one allocation and one cleanup
+  // where RepeatedPtrField::Add makes one of each per string, and half the
+  // strings (schedule.h: such a response is for reading, not editing).
+  google::protobuf::Arena* arena = out->GetArena();
+  std::vector<std::string>* block = nullptr;
+  if (arena != nullptr) {
+    block = google::protobuf::Arena::Create<std::vector<std::string>>(arena);
+    block->reserve(opts.size());  // no reallocation: the pointers stay valid
+    if (name_slot_.size() < n_) name_slot_.resize(n_);
+    for (auto& [price, i] : opts) {
+      name_slot_[i] = static_cast<int>(block->size());
+      block->push_back(c_.types[i].name);
+    }
+  }
+  auto add_name = [&](google::protobuf::RepeatedPtrField<std::string>* field,
+                      int i) {
+    if (block == nullptr) {
+      field->Add()->assign(c_.types[i].name);
+    } else {
+      field->UnsafeArenaAddAllocated(&(*block)[name_slot_[i]]);
+    }
+  };
   // Values go straight into the proto: the instance-type requirement alone
   // carries up to max_instance_types names per NodeClaim.
   std::vector<const std::string*> vals;
@@ -2299,10 +2329,10 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         start("DoesNotExist");
         continue;
       }
-      vals.clear();
+      auto* names = start("In")->mutable_values();
+      names->Reserve(static_cast<int>(opts.size()));
       for (int i : name_order_)
-        if (kept.Test(i)) vals.push_back(&c_.types[i].name);
-      AppendStrings(start("In")->mutable_values(), vals);
+        if (kept.Test(i)) add_name(names, i);
       continue;
     }
     if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
@@ -2333,9 +2363,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
   out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
-  vals.clear();
-  for (auto& [price, i] : opts) vals.push_back(&c_.types[i].name);
-  AppendStrings(out->mutable_instance_types(), vals);
+  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
+  for (auto& [price, i] : opts) add_name(out->mutable_instance_types(), i);
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];
     auto* l = out->mutable_launch();
@@ -2411,6 +2440,7 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
+  round->ReleasePlacementState();
   round->Render(out);
   return absl::OkStatus();
 }
