@@ -345,7 +345,12 @@ class Round {
     // The NodePool's types by (price, index): a NodeClaim's options in
     // order are this list filtered, no sort per NodeClaim.
     std::vector<int> order;
+    // Per type, the capacity types (bits over ct_ids_) of its compatible
+    // offerings; exact unless more than 64 capacity types exist.
+    std::vector<uint64_t> ct_mask;
+    bool ct_exact = true;
   };
+  std::vector<Id> ct_ids_;
   absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
 
@@ -2114,6 +2119,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     PriceEntry& e = pit->second;
     e.price.assign(n_, std::numeric_limits<double>::infinity());
     e.offers.assign(n_, 0);
+    e.ct_mask.assign(n_, 0);
     c_.pools[claim.pool].types.ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
@@ -2121,6 +2127,15 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
             OfferingCompatible(offs[j], reqs, k_, in_)) {
           e.offers[i] |= uint64_t{1} << j;
           e.price[i] = std::min(e.price[i], offs[j].price);
+          Id ct = offs[j].capacity_type;
+          auto at = std::find(ct_ids_.begin(), ct_ids_.end(), ct);
+          if (at == ct_ids_.end()) at = ct_ids_.insert(at, ct);
+          const size_t bit = at - ct_ids_.begin();
+          if (bit < 64) {
+            e.ct_mask[i] |= uint64_t{1} << bit;
+          } else {
+            e.ct_exact = false;
+          }
         }
       e.order.push_back(static_cast<int>(i));
     });
@@ -2154,12 +2169,20 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   }
   // Instance types and the capacity types their offerings can launch.
   std::vector<Id> cts;
-  for (auto& [price, i] : opts) {
-    const auto& offs = c_.types[i].offerings;
-    for (uint64_t m = offers[i]; m; m &= m - 1) {
-      // A handful of distinct values among thousands of offerings.
-      Id ct = offs[__builtin_ctzll(m)].capacity_type;
-      if (std::find(cts.begin(), cts.end(), ct) == cts.end()) cts.push_back(ct);
+  if (pit->second.ct_exact) {
+    uint64_t mask = 0;
+    for (auto& [price, i] : opts) mask |= pit->second.ct_mask[i];
+    for (; mask; mask &= mask - 1)
+      cts.push_back(ct_ids_[__builtin_ctzll(mask)]);
+  } else {
+    for (auto& [price, i] : opts) {
+      const auto& offs = c_.types[i].offerings;
+      for (uint64_t m = offers[i]; m; m &= m - 1) {
+        // A handful of distinct values among thousands of offerings.
+        Id ct = offs[__builtin_ctzll(m)].capacity_type;
+        if (std::find(cts.begin(), cts.end(), ct) == cts.end())
+          cts.push_back(ct);
+      }
     }
   }
   // Its values are rendered from `kept` (below), so they are not built here.
