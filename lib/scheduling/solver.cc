@@ -85,6 +85,10 @@ struct PoolState {
   bool dropped = false;
   // Types with a reserved offering this NodePool can use.
   Bits reserved_types;
+  // The dimensions the NodePool limits, and the largest capacity of its
+  // types in each (while it is within `remaining`, no type exceeds it).
+  std::vector<int> limited;
+  ResVec max_capacity;
 };
 
 struct Existing {
@@ -904,6 +908,14 @@ void Round::CompilePoolStates() {
       }
       ps.groups[it->second].types.Set(i);
     });
+    for (int d = 0; d < kMaxDims; ++d)
+      if (pool.has_limits && (pool.limit_mask & (1u << d)))
+        ps.limited.push_back(d);
+    pool.types.ForEach([&](size_t i) {
+      for (int d : ps.limited)
+        ps.max_capacity[d] =
+            std::max(ps.max_capacity[d], c_.types[i].capacity[d]);
+    });
     ps.reserved_types = Bits(n_);
     pool.types.ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
@@ -1428,17 +1440,19 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
 const Bits& Round::LimitOk(int pool) {
   PoolState& ps = pools_[pool];
   if (!ps.limit_dirty) return ps.limit_ok;
-  ps.limit_ok = Bits(n_);
   const Pool& p = c_.pools[pool];
+  bool all = true;
+  for (int d : ps.limited)
+    if (ps.max_capacity[d] > ps.remaining[d]) all = false;
+  if (all) {  // no limits, or none any type can reach yet
+    ps.limit_ok = p.types;
+    ps.limit_dirty = false;
+    return ps.limit_ok;
+  }
+  ps.limit_ok = Bits(n_);
   p.types.ForEach([&](size_t i) {
-    if (!p.has_limits) {
-      ps.limit_ok.Set(i);
-      return;
-    }
-    for (int d = 0; d < kMaxDims; ++d)
-      if ((p.limit_mask & (1u << d)) &&
-          c_.types[i].capacity[d] > ps.remaining[d])
-        return;
+    for (int d : ps.limited)
+      if (c_.types[i].capacity[d] > ps.remaining[d]) return;
     ps.limit_ok.Set(i);
   });
   ps.limit_dirty = false;
@@ -1957,11 +1971,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
     if (pool.has_limits) {
       ResVec mx;
       cand.options.ForEach([&](size_t i) {
-        for (int d = 0; d < kMaxDims; ++d)
+        for (int d : ps.limited)
           mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
       });
-      for (int d = 0; d < kMaxDims; ++d)
-        if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
+      for (int d : ps.limited) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }
     CommitClaim(idx, pod, *v, cand, true);
