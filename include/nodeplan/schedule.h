@@ -43,10 +43,10 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
 // instance-type options twice), so building and freeing it on an arena is
 // much cheaper than on the heap; serialize it from there. `arena` must not
 // be null. The same bytes as Schedule, but the response is for reading and
-// serializing, not editing in place: a NodeClaim's `instanceTypes` and its
-// `node.kubernetes.io/instance-type` requirement values point at the same
-// string objects (each name stored once). CopyFrom it into a message of
-// your own to edit.
+// serializing, not editing in place: the NodeClaims' `instanceTypes` and
+// `node.kubernetes.io/instance-type` requirement values point at shared
+// string objects (each instance-type name stored once per response).
+// CopyFrom it into a message of your own to edit.
 absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena);
 

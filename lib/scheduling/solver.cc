@@ -367,8 +367,12 @@ class Round {
 
   std::vector<std::string> errors_;
   std::vector<int> name_order_;
-  std::vector<int> name_slot_;     // Finalize: type -> index in its name block
-  std::vector<int> placed_claim_;  // pod -> claim or -1
+  // Finalize on an arena: the response's option names, one per type
+  // (name_slot_: type -> index in name_block_, -1 not yet), on name_arena_.
+  google::protobuf::Arena* name_arena_ = nullptr;
+  std::vector<std::string>* name_block_ = nullptr;
+  std::vector<int> name_slot_;
+  std::vector<int> placed_claim_;     // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
   // Resource dimensions in which instance types' allocatable differ.
@@ -2323,30 +2327,31 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       return c_.types[a].name < c_.types[b].name;
     });
   }
-  // Option names: a NodeClaim lists up to max_instance_types of them twice
-  // (instanceTypes and the instance-type requirement). On an arena each is
-  // stored once per NodeClaim, in one arena-owned block that both lists
-  // point into (UnsafeArenaAddAllocated): one allocation and one cleanup
-  // where RepeatedPtrField::Add makes one of each per string, and half the
-  // strings (schedule.h: such a response is for reading, not editing).
+  // Option names: every NodeClaim lists up to max_instance_types of them
+  // twice (instanceTypes and the instance-type requirement). On an arena
+  // each name is stored once per response, in one arena-owned block that
+  // every list points into (UnsafeArenaAddAllocated), where
+  // RepeatedPtrField::Add makes an allocation, a cleanup and a copy per
+  // string (schedule.h: such a response is for reading, not editing).
   google::protobuf::Arena* arena = out->GetArena();
-  std::vector<std::string>* block = nullptr;
-  if (arena != nullptr) {
-    block = google::protobuf::Arena::Create<std::vector<std::string>>(arena);
-    block->reserve(opts.size());  // no reallocation: the pointers stay valid
-    if (name_slot_.size() < n_) name_slot_.resize(n_);
-    for (auto& [price, i] : opts) {
-      name_slot_[i] = static_cast<int>(block->size());
-      block->push_back(c_.types[i].name);
-    }
+  if (arena != nullptr && name_arena_ != arena) {
+    name_arena_ = arena;
+    name_block_ =
+        google::protobuf::Arena::Create<std::vector<std::string>>(arena);
+    name_block_->reserve(n_);  // at most one per type: pointers stay valid
+    name_slot_.assign(n_, -1);
   }
   auto add_name = [&](google::protobuf::RepeatedPtrField<std::string>* field,
                       int i) {
-    if (block == nullptr) {
+    if (arena == nullptr) {
       field->Add()->assign(c_.types[i].name);
-    } else {
-      field->UnsafeArenaAddAllocated(&(*block)[name_slot_[i]]);
+      return;
     }
+    if (name_slot_[i] < 0) {
+      name_slot_[i] = static_cast<int>(name_block_->size());
+      name_block_->push_back(c_.types[i].name);
+    }
+    field->UnsafeArenaAddAllocated(&(*name_block_)[name_slot_[i]]);
   };
   // Values go straight into the proto: the instance-type requirement alone
   // carries up to max_instance_types names per NodeClaim.
