@@ -6,6 +6,7 @@
 #include <new>
 #include <utility>
 
+#include "google/protobuf/arena.h"
 #include "nodeplan/c_api.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "shim.h"
@@ -25,16 +26,22 @@ using nodeplan::v1::ScheduleResponse;
 
 extern "C" {
 
+// Request and response live on one arena, freed at once after the response
+// is serialized (a large plan's response holds hundreds of thousands of
+// strings).
 int nodeplan_schedule(const void* request, size_t request_len, void** response,
                       size_t* response_len, char** error) {
-  return nodeplan::capi::Call({response, response_len, error},
-                              [&]() -> absl::StatusOr<ScheduleResponse> {
-                                ScheduleRequest req;
-                                absl::Status st = nodeplan::capi::ParseRequest(
-                                    request, request_len, req);
-                                if (!st.ok()) return st;
-                                return nodeplan::Schedule(req);
-                              });
+  google::protobuf::Arena arena;
+  return nodeplan::capi::Call(
+      {response, response_len, error},
+      [&]() -> absl::StatusOr<ScheduleResponse*> {
+        auto* req =
+            google::protobuf::Arena::CreateMessage<ScheduleRequest>(&arena);
+        absl::Status st =
+            nodeplan::capi::ParseRequest(request, request_len, *req);
+        if (!st.ok()) return st;
+        return nodeplan::ScheduleOnArena(*req, &arena);
+      });
 }
 
 int nodeplan_snapshot_new(const void* base, size_t base_len,
@@ -65,16 +72,18 @@ int nodeplan_snapshot_schedule(const nodeplan_snapshot* snapshot,
                                const void* state, size_t state_len,
                                void** response, size_t* response_len,
                                char** error) {
+  google::protobuf::Arena arena;  // as in nodeplan_schedule
   return nodeplan::capi::Call(
       {response, response_len, error},
-      [&]() -> absl::StatusOr<ScheduleResponse> {
+      [&]() -> absl::StatusOr<ScheduleResponse*> {
         if (snapshot == nullptr || snapshot->compiled == nullptr) {
           return absl::InvalidArgumentError("snapshot is NULL");
         }
-        ScheduleRequest req;
-        absl::Status st = nodeplan::capi::ParseRequest(state, state_len, req);
+        auto* req =
+            google::protobuf::Arena::CreateMessage<ScheduleRequest>(&arena);
+        absl::Status st = nodeplan::capi::ParseRequest(state, state_len, *req);
         if (!st.ok()) return st;
-        return snapshot->compiled->Schedule(req);
+        return snapshot->compiled->ScheduleOnArena(*req, &arena);
       });
 }
 

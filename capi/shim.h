@@ -46,6 +46,11 @@ absl::Status ParseRequest(const void* data, size_t len,
 // RESOURCE_EXHAUSTED when the buffer cannot be allocated or the message
 // exceeds protobuf's 2 GiB limit).
 int Respond(const google::protobuf::MessageLite& message, const Outputs& out);
+// The same for a response built on an arena (the body returns a pointer).
+inline int Respond(const google::protobuf::MessageLite* message,
+                   const Outputs& out) {
+  return Respond(*message, out);
+}
 
 // Stores the status's message (malloc'd) in out.error and returns its code.
 // An OK status is mapped to INTERNAL: a failure path never returns 0.

@@ -13,16 +13,35 @@ class CompiledSnapshot : public Snapshot {
   explicit CompiledSnapshot(scheduling::Compiled c) : c_(std::move(c)) {}
   absl::StatusOr<v1::ScheduleResponse> Schedule(
       const v1::ScheduleRequest& state) const override {
+    v1::ScheduleResponse resp;
+    if (auto s = Solve(state, &resp); !s.ok()) return s;
+    return resp;
+  }
+
+  absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+      const v1::ScheduleRequest& state,
+      google::protobuf::Arena* arena) const override {
+    if (arena == nullptr)
+      return absl::InvalidArgumentError(
+          "Snapshot::ScheduleOnArena: arena is null");
+    auto* resp =
+        google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
+    if (auto s = Solve(state, resp); !s.ok()) return s;
+    return resp;
+  }
+
+ private:
+  absl::Status Solve(const v1::ScheduleRequest& state,
+                     v1::ScheduleResponse* out) const {
     if (state.node_pools_size() || state.node_classes_size() ||
         state.has_catalog() || !state.catalog_ref().empty() ||
         state.node_overlays_size() || state.unavailable_offerings_size())
       return absl::InvalidArgumentError(
           "Snapshot::Schedule: nodePools, nodeClasses, catalog, catalogRef, "
           "nodeOverlays and unavailableOfferings belong to Snapshot::Compile");
-    return scheduling::Solve(c_, state);
+    return scheduling::Solve(c_, state, out);
   }
 
- private:
   scheduling::Compiled c_;
 };
 
@@ -47,7 +66,21 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
     const v1::ScheduleRequest& request) {
   auto c = scheduling::CompileSnapshot(request);
   if (!c.ok()) return c.status();
-  return scheduling::Solve(*c, request);
+  v1::ScheduleResponse resp;
+  if (auto s = scheduling::Solve(*c, request, &resp); !s.ok()) return s;
+  return resp;
+}
+
+absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+    const v1::ScheduleRequest& request, google::protobuf::Arena* arena) {
+  if (arena == nullptr)
+    return absl::InvalidArgumentError("ScheduleOnArena: arena is null");
+  auto c = scheduling::CompileSnapshot(request);
+  if (!c.ok()) return c.status();
+  auto* resp =
+      google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
+  if (auto s = scheduling::Solve(*c, request, resp); !s.ok()) return s;
+  return resp;
 }
 
 }  // namespace nodeplan

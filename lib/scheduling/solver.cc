@@ -23,8 +23,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/repeated_ptr_field.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/library_version.h"
 #include "scheduling/daemonset_pod.h"
@@ -84,6 +86,12 @@ struct PoolState {
   Bits limit_ok;
   bool limit_dirty = true;
   bool dropped = false;
+  // Types with a reserved offering this NodePool can use.
+  Bits reserved_types;
+  // The dimensions the NodePool limits, and the largest capacity of its
+  // types in each (while it is within `remaining`, no type exceeds it).
+  std::vector<int> limited;
+  ResVec max_capacity;
 };
 
 struct Existing {
@@ -111,6 +119,8 @@ struct Claim {
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
   ResVec max_alloc;
+  // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
+  int64_t seq = 0;
 };
 
 struct RelaxState {
@@ -133,6 +143,12 @@ struct View {
   mutable std::vector<char> dead;
   // Per NodePool: 0 unknown, 1 tolerates its taints, 2 does not.
   mutable std::vector<char> tolerates_pool;
+  // Round::SharedSlots, computed when inverse_groups_ had `slots_inverse`
+  // entries (-1: not yet).
+  mutable std::vector<int> slots;
+  mutable int slots_inverse = -1;
+  // Every NodeClaim below this index is in `dead`.
+  mutable size_t scan_from = 0;
 };
 
 struct ClassState {
@@ -198,7 +214,10 @@ class Round {
 
   absl::Status Setup();
   void Run();
-  absl::StatusOr<v1::ScheduleResponse> Render();
+  void Render(v1::ScheduleResponse* out);
+  // Frees what only placement needs (per-view dead ends, caches), so the
+  // response is built with less memory held.
+  void ReleasePlacementState();
 
  private:
   // Setup helpers.
@@ -240,6 +259,18 @@ class Round {
                    bool relax_min, Candidate* out, std::string* err);
   Fail FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
                    bool relax_min, Candidate* out, std::string* err);
+  // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
+  // counts the pod itself when the group selects it, anti-affinity does not.
+  int SharedDeadSlot(int gi, const PodClass& cls) const {
+    const TopologyGroup& g = groups_[gi];
+    return gi * 2 +
+           (g.type == GroupType::kSpread && g.Selects(cls.ns_id, cls.labels)
+                ? 1
+                : 0);
+  }
+  // The shared slots view `v` of `cls` checks (its hostname spread and
+  // anti-affinity groups, and the inverse ones that select it).
+  const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
   const Bits& KeyCompat(const Req& r);
   Bits OfferCompat(int pool, const Reqs& reqs);
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
@@ -276,8 +307,35 @@ class Round {
 
   std::vector<Claim> claims_;
   std::vector<int> claim_order_;
+  // Reposition's order key within a pod count: promoted NodeClaims take
+  // --front_seq_ (ahead of the group), new ones ++back_seq_ (behind it).
+  int64_t front_seq_ = 0, back_seq_ = 0;
+  // Scratch of Add, kept to reuse capacity.
+  std::vector<Id> memo_keys_;
+  std::vector<const Req*> memo_reqs_, memo_probe_;
+  std::vector<char> memo_ok_;
+  std::vector<int> gather_;
+  // Distinct zone requirements of NodeClaims (Claim::zone_sig; entry 0: no
+  // zone requirement) and, during one Add, the topology verdict of each.
+  std::vector<Req> zone_sigs_ = std::vector<Req>(1);
+  std::vector<int> zone_sig_of_;  // per NodeClaim (compact for the walk)
+  std::vector<char> zone_verdict_;
+  int ZoneSig(const Reqs& reqs) {
+    const Req* z = reqs.Get(k_.zone);
+    if (z == nullptr) return 0;
+    for (size_t i = 1; i < zone_sigs_.size(); ++i)
+      if (zone_sigs_[i] == *z) return static_cast<int>(i);
+    if (zone_sigs_.size() >= 256) return -1;  // then no shortcut
+    zone_sigs_.push_back(*z);
+    return static_cast<int>(zone_sigs_.size() - 1);
+  }
   bool last_monotone_ = false;
   bool last_group_anti_ = false;
+  // Dead ends shared by every view owning a hostname group: slot (see
+  // SharedDeadSlot) -> per NodeClaim, 1 when the group can never accept a
+  // pod on it again (spread past its skew, anti-affinity already present).
+  std::vector<std::vector<char>> shared_dead_;
+  int last_shared_dead_ = -1;
 
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
@@ -294,7 +352,15 @@ class Round {
   struct PriceEntry {
     std::vector<double> price;
     std::vector<uint64_t> offers;
+    // The NodePool's types by (price, index): a NodeClaim's options in
+    // order are this list filtered, no sort per NodeClaim.
+    std::vector<int> order;
+    // Per type, the capacity types (bits over ct_ids_) of its compatible
+    // offerings; exact unless more than 64 capacity types exist.
+    std::vector<uint64_t> ct_mask;
+    bool ct_exact = true;
   };
+  std::vector<Id> ct_ids_;
   absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
 
@@ -307,9 +373,16 @@ class Round {
 
   std::vector<std::string> errors_;
   std::vector<int> name_order_;
+  // Finalize on an arena: the response's option names, one per type
+  // (name_slot_: type -> index in name_block_, -1 not yet), on name_arena_.
+  google::protobuf::Arena* name_arena_ = nullptr;
+  std::vector<std::string>* name_block_ = nullptr;
+  std::vector<int> name_slot_;
   std::vector<int> placed_claim_;     // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
+  // Resource dimensions in which instance types' allocatable differ.
+  std::vector<int> varying_dims_;
   Id trial_host_ = kNoId;
   int nodes_dim_ = -1;
 };
@@ -320,6 +393,12 @@ class Round {
 absl::Status Round::Setup() {
   trial_host_ = in_.Intern("hostname-placeholder-trial");
   nodes_dim_ = dims_.Find("nodes");
+  for (int d = 0; d < dims_.size(); ++d)
+    for (const auto& t : c_.types)
+      if (t.allocatable[d] != c_.types[0].allocatable[d]) {
+        varying_dims_.push_back(d);
+        break;
+      }
   for (const auto& p : c_.pools)
     for (const auto& t : p.taints)
       if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
@@ -377,6 +456,8 @@ absl::Status Round::CompilePods() {
   std::vector<const v1::Pod*> all;
   for (const auto& p : req_.pods()) all.push_back(&p);
   for (const auto& p : expanded_) all.push_back(&p);
+  std::string sig;
+  std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch;
   for (size_t i = 0; i < all.size(); ++i) {
     const v1::Pod& p = *all[i];
     std::string ns = p.metadata().namespace_().empty()
@@ -394,14 +475,25 @@ absl::Status Round::CompilePods() {
       ++ignored_;
       continue;
     }
-    // The class signature: everything scheduling reads, minus identity.
-    v1::Pod key;
-    key.mutable_metadata()->set_namespace_(ns);
-    *key.mutable_metadata()->mutable_labels() = p.metadata().labels();
-    *key.mutable_spec() = p.spec();
-    key.mutable_spec()->clear_priority();
-    key.mutable_spec()->clear_priority_class_name();
-    std::string sig = Deterministic(key);
+    // The class signature: everything scheduling reads, minus identity:
+    // namespace, labels (sorted) and the spec without its priority. The
+    // spec is copied only when it has a priority to clear.
+    sig.clear();
+    absl::StrAppend(&sig, ns.size(), ":", ns, "|");
+    label_scratch.assign(p.metadata().labels().begin(),
+                         p.metadata().labels().end());
+    std::sort(label_scratch.begin(), label_scratch.end());
+    for (const auto& [k, v] : label_scratch)
+      absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
+    sig.push_back('|');
+    if (p.spec().has_priority() || !p.spec().priority_class_name().empty()) {
+      v1::PodSpec spec = p.spec();
+      spec.clear_priority();
+      spec.clear_priority_class_name();
+      sig += Deterministic(spec);
+    } else {
+      sig += Deterministic(p.spec());
+    }
     auto [it, inserted] =
         class_index_.emplace(sig, static_cast<int>(classes_.size()));
     if (inserted) {
@@ -844,6 +936,22 @@ void Round::CompilePoolStates() {
       }
       ps.groups[it->second].types.Set(i);
     });
+    for (int d = 0; d < kMaxDims; ++d)
+      if (pool.has_limits && (pool.limit_mask & (1u << d)))
+        ps.limited.push_back(d);
+    pool.types.ForEach([&](size_t i) {
+      for (int d : ps.limited)
+        ps.max_capacity[d] =
+            std::max(ps.max_capacity[d], c_.types[i].capacity[d]);
+    });
+    ps.reserved_types = Bits(n_);
+    pool.types.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j)
+        if (offs[j].capacity_type == k_.v_reserved &&
+            (pool.offering_mask[i] >> j & 1))
+          ps.reserved_types.Set(i);
+    });
     // Strict minValues with no pod: a NodePool that cannot meet its own
     // minValues is dropped, as Karpenter drops the template.
     if (!pool.types.Any()) {
@@ -1154,7 +1262,8 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
                         const std::vector<v1::Taint>& taints,
                         const Reqs& node_reqs, const WellKnown* allow,
                         Reqs* out, std::string* err, const Reqs* extra) {
-  auto one = [&](const TopologyGroup& g) {
+  auto one = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
     Req exists;
     exists.key = g.key;
     const Req* pd = v.strict.Get(g.key);
@@ -1177,6 +1286,12 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
           g.type == GroupType::kAntiAffinity ||
           (g.type == GroupType::kSpread && g.key == k_.hostname &&
            nd != nullptr && !nd->complement && nd->values.size() == 1);
+      // On a single hostname these failures hold for every pod class that
+      // owns the group (the same self-selection for spread), whatever its
+      // own requirements: record them for the group, not just this view.
+      if (g.key == k_.hostname && g.type != GroupType::kAffinity &&
+          nd != nullptr && !nd->complement && nd->values.size() == 1)
+        last_shared_dead_ = SharedDeadSlot(gi, cls);
       if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
@@ -1184,11 +1299,11 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
     return true;
   };
   for (int gi : v.groups)
-    if (!one(groups_[gi])) return false;
+    if (!one(gi)) return false;
   for (int gi : inverse_groups_) {
     const TopologyGroup& g = groups_[gi];
     if (!g.Selects(cls.ns_id, cls.labels)) continue;
-    if (!one(g)) return false;
+    if (!one(gi)) return false;
   }
   (void)taints;
   (void)allow;
@@ -1215,6 +1330,22 @@ void Round::Record(const PodClass& cls, const View& v,
     if (d == nullptr || d->complement) continue;
     for (Id x : d->values) groups_[gi].RecordDomain(x);
   }
+}
+
+const std::vector<int>& Round::SharedSlots(const PodClass& cls, const View& v) {
+  const int ninv = static_cast<int>(inverse_groups_.size());
+  if (v.slots_inverse == ninv) return v.slots;
+  v.slots.clear();
+  auto consider = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
+    if (g.key == k_.hostname && g.type != GroupType::kAffinity)
+      v.slots.push_back(SharedDeadSlot(gi, cls));
+  };
+  for (int gi : v.groups) consider(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) consider(gi);
+  v.slots_inverse = ninv;
+  return v.slots;
 }
 
 bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
@@ -1329,17 +1460,19 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
 const Bits& Round::LimitOk(int pool) {
   PoolState& ps = pools_[pool];
   if (!ps.limit_dirty) return ps.limit_ok;
-  ps.limit_ok = Bits(n_);
   const Pool& p = c_.pools[pool];
+  bool all = true;
+  for (int d : ps.limited)
+    if (ps.max_capacity[d] > ps.remaining[d]) all = false;
+  if (all) {  // no limits, or none any type can reach yet
+    ps.limit_ok = p.types;
+    ps.limit_dirty = false;
+    return ps.limit_ok;
+  }
+  ps.limit_ok = Bits(n_);
   p.types.ForEach([&](size_t i) {
-    if (!p.has_limits) {
-      ps.limit_ok.Set(i);
-      return;
-    }
-    for (int d = 0; d < kMaxDims; ++d)
-      if ((p.limit_mask & (1u << d)) &&
-          c_.types[i].capacity[d] > ps.remaining[d])
-        return;
+    for (int d : ps.limited)
+      if (c_.types[i].capacity[d] > ps.remaining[d]) return;
     ps.limit_ok.Set(i);
   });
   ps.limit_dirty = false;
@@ -1529,21 +1662,24 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     if (opt_.reserved_capacity) {
       bool compatible_reserved = false;
       const Pool& p = c_.pools[claim.pool];
-      cand.options.ForEach([&](size_t i) {
-        const auto& offs = c_.types[i].offerings;
-        for (size_t j = 0; j < offs.size() && j < 64; ++j) {
-          const Offering& o = offs[j];
-          if (o.capacity_type != k_.v_reserved ||
-              !(p.offering_mask[i] >> j & 1))
-            continue;
-          if (!OfferingCompatible(o, reqs, k_, in_)) continue;
-          compatible_reserved = true;
-          const Reservation& r = reservations_[o.reservation];
-          bool held = r.holders.count(claim.hostname) > 0;
-          if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
-            cand.reserve.emplace_back(static_cast<int>(i), static_cast<int>(j));
-        }
-      });
+      // Only types with a reserved offering can contribute below.
+      if (Bits::AnyAnd(cand.options, pools_[claim.pool].reserved_types))
+        cand.options.ForEach([&](size_t i) {
+          const auto& offs = c_.types[i].offerings;
+          for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+            const Offering& o = offs[j];
+            if (o.capacity_type != k_.v_reserved ||
+                !(p.offering_mask[i] >> j & 1))
+              continue;
+            if (!OfferingCompatible(o, reqs, k_, in_)) continue;
+            compatible_reserved = true;
+            const Reservation& r = reservations_[o.reservation];
+            bool held = r.holders.count(claim.hostname) > 0;
+            if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
+              cand.reserve.emplace_back(static_cast<int>(i),
+                                        static_cast<int>(j));
+          }
+        });
       if (compatible_reserved && cand.reserve.empty()) {
         if (err)
           *err =
@@ -1579,11 +1715,13 @@ void Round::Reposition(int ci, bool is_new) {
     return count < claims_[a].pods.size();
   };
   if (is_new) {
+    claims_[ci].seq = ++back_seq_;
     auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
                                 count_less);
     claim_order_.insert(pos, ci);
     return;
   }
+  claims_[ci].seq = --front_seq_;
   auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
   auto to = std::find_if(from + 1, claim_order_.end(),
                          [&](int a) { return claims_[a].pods.size() >= now; });
@@ -1595,16 +1733,34 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   Claim& claim = claims_[ci];
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
+  // max_alloc changes only if an option that reached a maximum is dropped
+  // (options only narrow); a new NodeClaim starts without options.
+  // Dimensions every type has the same value in (unused resources) keep
+  // their maximum.
+  const int dims = dims_.size();
+  bool recompute = is_new;
+  if (!recompute) {
+    Bits dropped = claim.options;
+    dropped.AndNot(cand.options);
+    dropped.ForEach([&](size_t i) {
+      for (int d : varying_dims_)
+        if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
+    });
+  }
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
-  claim.max_alloc = ResVec();
-  const int dims = dims_.size();
-  claim.options.ForEach([&](size_t i) {
-    for (int d = 0; d < dims; ++d)
-      claim.max_alloc[d] =
-          std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
-  });
+  if (recompute) {
+    claim.max_alloc = ResVec();
+    claim.options.ForEach([&](size_t i) {
+      for (int d = 0; d < dims; ++d)
+        claim.max_alloc[d] =
+            std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
+    });
+  }
   claim.reqs = std::move(cand.reqs);
+  if (zone_sig_of_.size() < claims_.size())
+    zone_sig_of_.resize(claims_.size(), -1);
+  zone_sig_of_[ci] = ZoneSig(claim.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
@@ -1644,24 +1800,128 @@ Fail Round::Add(int pod, int level, std::string* err) {
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   if (v->tolerates_pool.size() < c_.pools.size())
     v->tolerates_pool.resize(c_.pools.size(), 0);
-  for (int c : claim_order_) {
-    if (v->dead[c]) continue;
+  const std::vector<int>& slots = SharedSlots(cls, *v);
+  auto shared_dead = [&](int c) {
+    for (int s : slots)
+      if (static_cast<size_t>(s) < shared_dead_.size() &&
+          static_cast<size_t>(c) < shared_dead_[s].size() && shared_dead_[s][c])
+        return true;
+    return false;
+  };
+  // Topology verdicts of this walk, by the NodeClaim's requirements on the
+  // view's topology keys. Nothing changes during one walk, so NodeClaims
+  // with the same requirements there (the same zone) get the same verdict:
+  // a pod spread over zones does not re-run the spread for every NodeClaim
+  // of a zone it cannot use. Only failures skip; a pass goes the full way.
+  // Not for hostname groups (every NodeClaim differs) or volume
+  // alternatives (topology is then checked on the merged requirements).
+  bool memo = cls.volume_alts.empty();
+  memo_keys_.clear();
+  auto memo_key = [&](int gi) {
+    if (groups_[gi].key == k_.hostname) memo = false;
+    memo_keys_.push_back(groups_[gi].key);
+  };
+  for (int gi : v->groups) memo_key(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) memo_key(gi);
+  if (memo_keys_.empty()) memo = false;
+  memo_reqs_.clear();
+  memo_ok_.clear();
+  const size_t nk = memo_keys_.size();
+  // The common case, a zone: each NodeClaim carries the id of its zone
+  // requirement (ZoneSig), so the verdict is one array lookup.
+  bool zone_only = memo;
+  for (Id k : memo_keys_)
+    if (k != k_.zone) zone_only = false;
+  zone_verdict_.assign(zone_sigs_.size(), 0);
+  auto evaluate = [&](const Claim& claim) {
+    Reqs topo;
+    return AddTopology(cls, *v, c_.pools[claim.pool].taints, claim.reqs, &wk_,
+                       &topo, nullptr, &v->reqs);
+  };
+  auto topology_fails = [&](int c) {
     const Claim& claim = claims_[c];
+    if (zone_only && zone_sig_of_[c] >= 0) {
+      char& verdict = zone_verdict_[zone_sig_of_[c]];
+      if (verdict == 0) verdict = evaluate(claim) ? 1 : 2;
+      return verdict == 2;
+    }
+    memo_probe_.clear();
+    for (Id k : memo_keys_) memo_probe_.push_back(claim.reqs.Get(k));
+    for (size_t e = 0; e < memo_ok_.size(); ++e) {
+      bool same = true;
+      for (size_t j = 0; j < nk && same; ++j) {
+        const Req* a = memo_reqs_[e * nk + j];
+        const Req* b = memo_probe_[j];
+        same = a == b || (a != nullptr && b != nullptr && *a == *b);
+      }
+      if (same) return !memo_ok_[e];
+    }
+    const bool ok = evaluate(claim);
+    if (memo_ok_.size() < 16) {  // a handful of zones, not one per claim
+      memo_reqs_.insert(memo_reqs_.end(), memo_probe_.begin(),
+                        memo_probe_.end());
+      memo_ok_.push_back(ok);
+    }
+    return !ok;
+  };
+  // Tries NodeClaim c; true when the pod was committed to it.
+  auto try_claim = [&](int c) {
+    if (v->dead[c]) return false;
+    if (zone_only && zone_sig_of_[c] >= 0 &&
+        zone_verdict_[zone_sig_of_[c]] == 2)
+      return false;
+    const Claim& claim = claims_[c];
+    if (shared_dead(c)) {
+      v->dead[c] = 1;
+      return false;
+    }
     char& tol = v->tolerates_pool[claim.pool];
     if (tol == 0)
       tol = Tolerates(c_.pools[claim.pool].taints, v->tols, nullptr) ? 1 : 2;
     if (tol == 2 || !Fits(claim.requests + cls.requests, claim.max_alloc)) {
       v->dead[c] = 1;
-      continue;
+      return false;
     }
+    if (memo && topology_fails(c)) return false;
     Candidate cand;
     last_monotone_ = false;
+    last_shared_dead_ = -1;
     if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) ==
         Fail::kNone) {
       CommitClaim(c, pod, *v, cand, false);
-      return Fail::kNone;
+      return true;
     }
     if (last_monotone_) v->dead[c] = 1;
+    if (last_shared_dead_ >= 0) {
+      if (shared_dead_.size() <= static_cast<size_t>(last_shared_dead_))
+        shared_dead_.resize(last_shared_dead_ + 1);
+      auto& d = shared_dead_[last_shared_dead_];
+      if (d.size() < claims_.size()) d.resize(claims_.size(), 0);
+      d[c] = 1;
+    }
+    return false;
+  };
+  // NodeClaims below v->scan_from are all dead ends for this view. When
+  // only a few above it are left, try those in claim_order_'s order (the
+  // (pod count, seq) key Reposition keeps) instead of walking every
+  // NodeClaim: a pod class that can join no existing NodeClaim (hostname
+  // anti-affinity) then costs O(new NodeClaims), not O(all NodeClaims).
+  size_t& from = v->scan_from;
+  while (from < claims_.size() && v->dead[from]) ++from;
+  if ((claims_.size() - from) * 8 < claim_order_.size()) {
+    gather_.clear();
+    for (size_t c = from; c < claims_.size(); ++c)
+      if (!v->dead[c]) gather_.push_back(static_cast<int>(c));
+    std::sort(gather_.begin(), gather_.end(), [&](int a, int b) {
+      const size_t na = claims_[a].pods.size(), nb = claims_[b].pods.size();
+      return na != nb ? na < nb : claims_[a].seq < claims_[b].seq;
+    });
+    for (int c : gather_)
+      if (try_claim(c)) return Fail::kNone;
+  } else {
+    for (int c : claim_order_)
+      if (try_claim(c)) return Fail::kNone;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
@@ -1731,11 +1991,10 @@ Fail Round::Add(int pod, int level, std::string* err) {
     if (pool.has_limits) {
       ResVec mx;
       cand.options.ForEach([&](size_t i) {
-        for (int d = 0; d < kMaxDims; ++d)
+        for (int d : ps.limited)
           mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
       });
-      for (int d = 0; d < kMaxDims; ++d)
-        if (pool.limit_mask & (1u << d)) ps.remaining[d] -= mx[d];
+      for (int d : ps.limited) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }
     CommitClaim(idx, pod, *v, cand, true);
@@ -1743,6 +2002,20 @@ Fail Round::Add(int pod, int level, std::string* err) {
   }
   if (err) *err = absl::StrJoin(errs, "; ");
   return Fail::kOther;
+}
+
+void Round::ReleasePlacementState() {
+  for (ClassState& cs : classes_)
+    for (auto& v : cs.views)
+      if (v) {
+        v->dead = std::vector<char>();
+        v->slots = std::vector<int>();
+      }
+  shared_dead_ = {};
+  key_compat_ = {};
+  offer_compat_ = {};
+  zone_sig_of_ = {};
+  gather_ = {};
 }
 
 void Round::Run() {
@@ -1759,17 +2032,29 @@ void Round::Run() {
     }
     order.push_back(static_cast<int>(i));
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const ResVec& ra = classes_[pending_[a].cls].cls.requests;
-    const ResVec& rb = classes_[pending_[b].cls].cls.requests;
-    if (ra[kCpu] != rb[kCpu]) return ra[kCpu] > rb[kCpu];
-    if (ra[kMemory] != rb[kMemory]) return ra[kMemory] > rb[kMemory];
-    const auto& ma = pending_[a].pod->metadata();
-    const auto& mb = pending_[b].pod->metadata();
-    if (ma.creation_timestamp() != mb.creation_timestamp())
-      return ma.creation_timestamp() < mb.creation_timestamp();
-    return ma.uid() < mb.uid();
-  });
+  // The sort reads its keys from one flat array, not through the classes.
+  struct SortKey {
+    int64_t cpu, memory;
+    const std::string *created, *uid;
+    int pod;
+  };
+  std::vector<SortKey> keys;
+  keys.reserve(order.size());
+  for (int p : order) {
+    const ResVec& r = classes_[pending_[p].cls].cls.requests;
+    const auto& md = pending_[p].pod->metadata();
+    keys.push_back(
+        {r[kCpu], r[kMemory], &md.creation_timestamp(), &md.uid(), p});
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const SortKey& a, const SortKey& b) {
+                     if (a.cpu != b.cpu) return a.cpu > b.cpu;
+                     if (a.memory != b.memory) return a.memory > b.memory;
+                     if (*a.created != *b.created)
+                       return *a.created < *b.created;
+                     return *a.uid < *b.uid;
+                   });
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].pod;
   std::deque<int> q(order.begin(), order.end());
   std::vector<size_t> last_len(np, 0);
   std::vector<int> last_level(np, 0);
@@ -1867,6 +2152,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     PriceEntry& e = pit->second;
     e.price.assign(n_, std::numeric_limits<double>::infinity());
     e.offers.assign(n_, 0);
+    e.ct_mask.assign(n_, 0);
     c_.pools[claim.pool].types.ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
@@ -1874,17 +2160,30 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
             OfferingCompatible(offs[j], reqs, k_, in_)) {
           e.offers[i] |= uint64_t{1} << j;
           e.price[i] = std::min(e.price[i], offs[j].price);
+          Id ct = offs[j].capacity_type;
+          auto at = std::find(ct_ids_.begin(), ct_ids_.end(), ct);
+          if (at == ct_ids_.end()) at = ct_ids_.insert(at, ct);
+          const size_t bit = at - ct_ids_.begin();
+          if (bit < 64) {
+            e.ct_mask[i] |= uint64_t{1} << bit;
+          } else {
+            e.ct_exact = false;
+          }
         }
+      e.order.push_back(static_cast<int>(i));
+    });
+    std::sort(e.order.begin(), e.order.end(), [&](int a, int b) {
+      return e.price[a] != e.price[b] ? e.price[a] < e.price[b] : a < b;
     });
   }
   const std::vector<double>& prices = pit->second.price;
   const std::vector<uint64_t>& offers = pit->second.offers;
+  // Options are a subset of the NodePool's types.
   std::vector<std::pair<double, int>> opts;
-  claim.options.ForEach(
-      [&](size_t i) { opts.emplace_back(prices[i], static_cast<int>(i)); });
-  std::stable_sort(opts.begin(), opts.end());
-  if (static_cast<int>(opts.size()) > opt_.max_instance_types)
-    opts.resize(opt_.max_instance_types);
+  for (int i : pit->second.order) {
+    if (static_cast<int>(opts.size()) >= opt_.max_instance_types) break;
+    if (claim.options.Test(i)) opts.emplace_back(prices[i], i);
+  }
   Bits kept(n_);
   for (auto& [price, i] : opts) kept.Set(i);
   if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
@@ -1902,14 +2201,27 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     }
   }
   // Instance types and the capacity types their offerings can launch.
-  std::vector<Id> names, cts;
-  for (auto& [price, i] : opts) {
-    names.push_back(c_.types[i].name_id);
-    const auto& offs = c_.types[i].offerings;
-    for (uint64_t m = offers[i]; m; m &= m - 1)
-      cts.push_back(offs[__builtin_ctzll(m)].capacity_type);
+  std::vector<Id> cts;
+  if (pit->second.ct_exact) {
+    uint64_t mask = 0;
+    for (auto& [price, i] : opts) mask |= pit->second.ct_mask[i];
+    for (; mask; mask &= mask - 1)
+      cts.push_back(ct_ids_[__builtin_ctzll(mask)]);
+  } else {
+    for (auto& [price, i] : opts) {
+      const auto& offs = c_.types[i].offerings;
+      for (uint64_t m = offers[i]; m; m &= m - 1) {
+        // A handful of distinct values among thousands of offerings.
+        Id ct = offs[__builtin_ctzll(m)].capacity_type;
+        if (std::find(cts.begin(), cts.end(), ct) == cts.end())
+          cts.push_back(ct);
+      }
+    }
   }
-  Req it_req = MakeReq(k_.instance_type, "In", names, in_);
+  // Its values are rendered from `kept` (below), so they are not built here.
+  Req it_req;
+  it_req.key = k_.instance_type;
+  it_req.complement = false;
   if (const Req* old = reqs.Get(k_.instance_type))
     it_req.min_values = old->min_values;
   reqs.Remove(k_.instance_type);
@@ -2031,6 +2343,32 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       return c_.types[a].name < c_.types[b].name;
     });
   }
+  // Option names: every NodeClaim lists up to max_instance_types of them
+  // twice (instanceTypes and the instance-type requirement). On an arena
+  // each name is stored once per response, in one arena-owned block that
+  // every list points into (UnsafeArenaAddAllocated), where
+  // RepeatedPtrField::Add makes an allocation, a cleanup and a copy per
+  // string (schedule.h: such a response is for reading, not editing).
+  google::protobuf::Arena* arena = out->GetArena();
+  if (arena != nullptr && name_arena_ != arena) {
+    name_arena_ = arena;
+    name_block_ =
+        google::protobuf::Arena::Create<std::vector<std::string>>(arena);
+    name_block_->reserve(n_);  // at most one per type: pointers stay valid
+    name_slot_.assign(n_, -1);
+  }
+  auto add_name = [&](google::protobuf::RepeatedPtrField<std::string>* field,
+                      int i) {
+    if (arena == nullptr) {
+      field->Add()->assign(c_.types[i].name);
+      return;
+    }
+    if (name_slot_[i] < 0) {
+      name_slot_[i] = static_cast<int>(name_block_->size());
+      name_block_->push_back(c_.types[i].name);
+    }
+    field->UnsafeArenaAddAllocated(&(*name_block_)[name_slot_[i]]);
+  };
   // Values go straight into the proto: the instance-type requirement alone
   // carries up to max_instance_types names per NodeClaim.
   std::vector<const std::string*> vals;
@@ -2042,6 +2380,18 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       if (r->min_values > 0) x->set_min_values(r->min_values);
       return x;
     };
+    if (r->key == k_.instance_type) {
+      // Option names in byte order (name_order_), the kept ones only.
+      if (opts.empty()) {
+        start("DoesNotExist");
+        continue;
+      }
+      auto* names = start("In")->mutable_values();
+      names->Reserve(static_cast<int>(opts.size()));
+      for (int i : name_order_)
+        if (kept.Test(i)) add_name(names, i);
+      continue;
+    }
     if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
     if (r->has_lte) start("Lte")->add_values(absl::StrCat(r->lte));
     Op op = OperatorOf(*r);
@@ -2055,20 +2405,13 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     }
     auto* x = start(op == Op::kIn ? "In" : "NotIn");
     auto* out_vals = x->mutable_values();
-    if (r->key == k_.instance_type) {
-      // Option names in byte order (name_order_), the kept ones only.
-      out_vals->Reserve(static_cast<int>(opts.size()));
-      for (int i : name_order_)
-        if (kept.Test(i)) out_vals->Add()->assign(c_.types[i].name);
-    } else {
-      vals.clear();
-      for (Id v : r->values) vals.push_back(&in_.Str(v));
-      std::sort(
-          vals.begin(), vals.end(),
-          [](const std::string* a, const std::string* b) { return *a < *b; });
-      out_vals->Reserve(static_cast<int>(vals.size()));
-      for (const std::string* v : vals) out_vals->Add()->assign(*v);
-    }
+    vals.clear();
+    for (Id v : r->values) vals.push_back(&in_.Str(v));
+    std::sort(
+        vals.begin(), vals.end(),
+        [](const std::string* a, const std::string* b) { return *a < *b; });
+    out_vals->Reserve(static_cast<int>(vals.size()));
+    for (const std::string* v : vals) out_vals->Add()->assign(*v);
   }
   auto& rq = *spec->mutable_resources()->mutable_requests();
   for (int d = 0; d < dims_.size(); ++d)
@@ -2077,7 +2420,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
   out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
-  for (auto& [price, i] : opts) out->add_instance_types(c_.types[i].name);
+  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
+  for (auto& [price, i] : opts) add_name(out->mutable_instance_types(), i);
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];
     auto* l = out->mutable_launch();
@@ -2094,8 +2438,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   for (int p : claim.pods) out->add_pods(pending_[p].key);
 }
 
-absl::StatusOr<v1::ScheduleResponse> Round::Render() {
-  v1::ScheduleResponse resp;
+void Round::Render(v1::ScheduleResponse* out) {
+  v1::ScheduleResponse& resp = *out;
   resp.set_library_version(LibraryVersion());
   resp.set_ignored_pods(ignored_);
   std::vector<std::string> reasons = errors_;
@@ -2103,7 +2447,9 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
   std::set<std::string> used_names;
   double cost = 0;
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
-    v1::NewNodeClaim nnc;
+    // Rendered in place (on the response's arena, if any); a NodeClaim that
+    // fails minValues at the end is taken off again.
+    v1::NewNodeClaim& nnc = *resp.add_new_node_claims();
     std::vector<int> failed;
     std::string reason;
     Finalize(static_cast<int>(ci), &nnc, &failed, &reason);
@@ -2112,6 +2458,7 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
         reasons[p] = reason;
         placed_claim_[p] = -1;
       }
+      resp.mutable_new_node_claims()->RemoveLast();
       continue;
     }
     const std::string& pool = c_.pools[claims_[ci].pool].name;
@@ -2124,7 +2471,6 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
     nnc.set_name(name);
     nnc.mutable_node_claim()->mutable_metadata()->set_name(name);
     cost += nnc.launch().price();
-    *resp.add_new_node_claims() = std::move(nnc);
   }
   for (const Existing& e : existing_) {
     if (e.pods.empty()) continue;
@@ -2140,19 +2486,20 @@ absl::StatusOr<v1::ScheduleResponse> Round::Render() {
     u->set_reason(reasons[p].empty() ? "not scheduled" : reasons[p]);
   }
   resp.set_cost(cost);
-  return resp;
 }
 
 }  // namespace
 
-absl::StatusOr<v1::ScheduleResponse> Solve(const Compiled& snapshot,
-                                           const v1::ScheduleRequest& state) {
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   v1::ScheduleResponse* out) {
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
-  return round->Render();
+  round->ReleasePlacementState();
+  round->Render(out);
+  return absl::OkStatus();
 }
 
 }  // namespace nodeplan::scheduling

@@ -27,9 +27,11 @@ struct Options {
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
 
-// Runs one round and renders the response.
-absl::StatusOr<v1::ScheduleResponse> Solve(const Compiled& snapshot,
-                                           const v1::ScheduleRequest& state);
+// Runs one round and renders the response into `out` (which may live on a
+// protobuf Arena: rendering allocates straight into out's arena, so nothing
+// is copied and the caller frees the whole response at once).
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   v1::ScheduleResponse* out);
 
 }  // namespace nodeplan::scheduling
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
@@ -18,15 +19,16 @@ namespace nodeplan {
 namespace {
 
 // FNV-1a 64 of the deterministic serialization, the library version cleared
-// (it changes with releases, not with decisions).
-std::string Digest(v1::ScheduleResponse response) {
-  response.clear_library_version();
+// (it changes with releases, not with decisions). In place, so that an
+// arena-built response is serialized as built.
+std::string DigestInPlace(v1::ScheduleResponse* response) {
+  response->clear_library_version();
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream s(&bytes);
     google::protobuf::io::CodedOutputStream c(&s);
     c.SetSerializationDeterministic(true);
-    response.SerializeToCodedStream(&c);
+    response->SerializeToCodedStream(&c);
   }
   uint64_t h = 1469598103934665603ull;
   for (unsigned char ch : bytes) {
@@ -37,6 +39,10 @@ std::string Digest(v1::ScheduleResponse response) {
   std::snprintf(buf, sizeof buf, "%016llx/%zu",
                 static_cast<unsigned long long>(h), bytes.size());
   return buf;
+}
+
+std::string Digest(v1::ScheduleResponse response) {
+  return DigestInPlace(&response);
 }
 
 std::string DigestOf(const v1::ScheduleRequest& request) {
@@ -110,6 +116,22 @@ TEST(SchedulingGoldenTest, SnapshotPathMatchesOneCall) {
   auto a = (*snap)->Schedule(state);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(Digest(*a), DigestOf(full));
+  google::protobuf::Arena arena;
+  auto b = (*snap)->ScheduleOnArena(state, &arena);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(DigestInPlace(*b), DigestOf(full));
+}
+
+// The arena entry points render the same bytes (their instance-type names
+// are shared strings, which serialization does not see).
+TEST(SchedulingGoldenTest, ArenaPathKeepsTheDigests) {
+  for (const Case& c : kCases) {
+    google::protobuf::Arena arena;
+    auto response = ScheduleOnArena(c.make(), &arena);
+    ASSERT_TRUE(response.ok()) << c.name << ": " << response.status();
+    EXPECT_EQ(DigestInPlace(*response), c.digest) << c.name;
+  }
+  EXPECT_FALSE(ScheduleOnArena(workload::KarpenterBenchmark(1), nullptr).ok());
 }
 
 }  // namespace
