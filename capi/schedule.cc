@@ -27,14 +27,16 @@ extern "C" {
 
 int nodeplan_schedule(const void* request, size_t request_len, void** response,
                       size_t* response_len, char** error) {
-  return nodeplan::capi::Call({response, response_len, error},
-                              [&]() -> absl::StatusOr<ScheduleResponse> {
-                                ScheduleRequest req;
-                                absl::Status st = nodeplan::capi::ParseRequest(
-                                    request, request_len, req);
-                                if (!st.ok()) return st;
-                                return nodeplan::Schedule(req);
-                              });
+  return nodeplan::capi::Call(
+      {response, response_len, error},
+      [&]() -> absl::StatusOr<ScheduleResponse> {
+        google::protobuf::Arena arena(
+            nodeplan::capi::RequestArenaOptions(request_len));
+        auto req = nodeplan::capi::ParseOnArena<ScheduleRequest>(
+            request, request_len, arena);
+        if (!req.ok()) return req.status();
+        return nodeplan::Schedule(**req);
+      });
 }
 
 int nodeplan_snapshot_new(const void* base, size_t base_len,
@@ -43,10 +45,12 @@ int nodeplan_snapshot_new(const void* base, size_t base_len,
   nodeplan::capi::Outputs out{nullptr, nullptr, error};
   nodeplan::capi::ResetOutputs(out);
   try {
-    ScheduleRequest req;
-    absl::Status st = nodeplan::capi::ParseRequest(base, base_len, req);
-    if (!st.ok()) return nodeplan::capi::Fail(st, out);
-    auto compiled = nodeplan::Snapshot::Compile(req);
+    google::protobuf::Arena arena(
+        nodeplan::capi::RequestArenaOptions(base_len));
+    auto req =
+        nodeplan::capi::ParseOnArena<ScheduleRequest>(base, base_len, arena);
+    if (!req.ok()) return nodeplan::capi::Fail(req.status(), out);
+    auto compiled = nodeplan::Snapshot::Compile(**req);
     if (!compiled.ok()) return nodeplan::capi::Fail(compiled.status(), out);
     if (*compiled == nullptr) {
       return nodeplan::capi::Fail(
@@ -71,10 +75,12 @@ int nodeplan_snapshot_schedule(const nodeplan_snapshot* snapshot,
         if (snapshot == nullptr || snapshot->compiled == nullptr) {
           return absl::InvalidArgumentError("snapshot is NULL");
         }
-        ScheduleRequest req;
-        absl::Status st = nodeplan::capi::ParseRequest(state, state_len, req);
-        if (!st.ok()) return st;
-        return snapshot->compiled->Schedule(req);
+        google::protobuf::Arena arena(
+            nodeplan::capi::RequestArenaOptions(state_len));
+        auto req = nodeplan::capi::ParseOnArena<ScheduleRequest>(
+            state, state_len, arena);
+        if (!req.ok()) return req.status();
+        return snapshot->compiled->Schedule(**req);
       });
 }
 

@@ -11,12 +11,14 @@ extern "C" int nodeplan_validate(const void* request, size_t request_len,
                                  char** error) {
   using nodeplan::v1::ValidateRequest;
   using nodeplan::v1::ValidateResponse;
-  return nodeplan::capi::Call({response, response_len, error},
-                              [&]() -> absl::StatusOr<ValidateResponse> {
-                                ValidateRequest req;
-                                absl::Status st = nodeplan::capi::ParseRequest(
-                                    request, request_len, req);
-                                if (!st.ok()) return st;
-                                return nodeplan::Validate(req.manifests());
-                              });
+  return nodeplan::capi::Call(
+      {response, response_len, error},
+      [&]() -> absl::StatusOr<ValidateResponse> {
+        google::protobuf::Arena arena(
+            nodeplan::capi::RequestArenaOptions(request_len));
+        auto req = nodeplan::capi::ParseOnArena<ValidateRequest>(
+            request, request_len, arena);
+        if (!req.ok()) return req.status();
+        return nodeplan::Validate((*req)->manifests());
+      });
 }
