@@ -131,12 +131,9 @@ void BM_BoundaryPart(benchmark::State& state, Part part) {
         benchmark::DoNotOptimize(request.SerializeAsString());
         break;
       case Part::kParseRequest: {
-        google::protobuf::Arena arena(
-            nodeplan::capi::RequestArenaOptions(request_bytes.size()));
-        benchmark::DoNotOptimize(
-            nodeplan::capi::ParseOnArena<ScheduleRequest>(
-                request_bytes.data(), request_bytes.size(), arena)
-                .ok());
+        nodeplan::capi::ParsedRequest<ScheduleRequest> parsed(
+            request_bytes.data(), request_bytes.size());
+        benchmark::DoNotOptimize(parsed.status().ok());
         break;
       }
       case Part::kParseRequestHeap: {

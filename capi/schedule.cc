@@ -30,12 +30,10 @@ int nodeplan_schedule(const void* request, size_t request_len, void** response,
   return nodeplan::capi::Call(
       {response, response_len, error},
       [&]() -> absl::StatusOr<ScheduleResponse> {
-        google::protobuf::Arena arena(
-            nodeplan::capi::RequestArenaOptions(request_len));
-        auto req = nodeplan::capi::ParseOnArena<ScheduleRequest>(
-            request, request_len, arena);
-        if (!req.ok()) return req.status();
-        return nodeplan::Schedule(**req);
+        nodeplan::capi::ParsedRequest<ScheduleRequest> req(request,
+                                                           request_len);
+        if (!req.status().ok()) return req.status();
+        return nodeplan::Schedule(*req);
       });
 }
 
@@ -45,12 +43,9 @@ int nodeplan_snapshot_new(const void* base, size_t base_len,
   nodeplan::capi::Outputs out{nullptr, nullptr, error};
   nodeplan::capi::ResetOutputs(out);
   try {
-    google::protobuf::Arena arena(
-        nodeplan::capi::RequestArenaOptions(base_len));
-    auto req =
-        nodeplan::capi::ParseOnArena<ScheduleRequest>(base, base_len, arena);
-    if (!req.ok()) return nodeplan::capi::Fail(req.status(), out);
-    auto compiled = nodeplan::Snapshot::Compile(**req);
+    nodeplan::capi::ParsedRequest<ScheduleRequest> req(base, base_len);
+    if (!req.status().ok()) return nodeplan::capi::Fail(req.status(), out);
+    auto compiled = nodeplan::Snapshot::Compile(*req);
     if (!compiled.ok()) return nodeplan::capi::Fail(compiled.status(), out);
     if (*compiled == nullptr) {
       return nodeplan::capi::Fail(
@@ -75,12 +70,9 @@ int nodeplan_snapshot_schedule(const nodeplan_snapshot* snapshot,
         if (snapshot == nullptr || snapshot->compiled == nullptr) {
           return absl::InvalidArgumentError("snapshot is NULL");
         }
-        google::protobuf::Arena arena(
-            nodeplan::capi::RequestArenaOptions(state_len));
-        auto req = nodeplan::capi::ParseOnArena<ScheduleRequest>(
-            state, state_len, arena);
-        if (!req.ok()) return req.status();
-        return snapshot->compiled->Schedule(**req);
+        nodeplan::capi::ParsedRequest<ScheduleRequest> req(state, state_len);
+        if (!req.status().ok()) return req.status();
+        return snapshot->compiled->Schedule(*req);
       });
 }
 

@@ -48,16 +48,29 @@ absl::Status ParseRequest(const void* data, size_t len,
 // default arena grows to 8 KiB blocks only.)
 google::protobuf::ArenaOptions RequestArenaOptions(size_t len);
 
-// ParseRequest() into a `Request` created on `arena` (which owns it).
+// A request parsed (ParseRequest()) on an arena of its own sized with
+// RequestArenaOptions(); the message lives as long as this object.
 template <typename Request>
-absl::StatusOr<Request*> ParseOnArena(const void* data, size_t len,
-                                      google::protobuf::Arena& arena) {
-  auto* message = google::protobuf::Arena::CreateMessage<Request>(&arena);
-  if (absl::Status st = ParseRequest(data, len, *message); !st.ok()) {
-    return st;
-  }
-  return message;
-}
+class ParsedRequest {
+ public:
+  ParsedRequest(const void* data, size_t len)
+      : arena_(RequestArenaOptions(len)),
+        message_(google::protobuf::Arena::CreateMessage<Request>(&arena_)),
+        status_(ParseRequest(data, len, *message_)) {}
+  ParsedRequest(const ParsedRequest&) = delete;
+  ParsedRequest& operator=(const ParsedRequest&) = delete;
+
+  // OK, or why the bytes are not a valid request.
+  const absl::Status& status() const { return status_; }
+  // The request; meaningful only when status() is OK.
+  const Request& operator*() const { return *message_; }
+  const Request* operator->() const { return message_; }
+
+ private:
+  google::protobuf::Arena arena_;
+  Request* message_;
+  absl::Status status_;
+};
 
 // Serializes `message` deterministically (map entries in key order) into a
 // malloc'd buffer (never NULL, even when empty)

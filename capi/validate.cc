@@ -14,11 +14,9 @@ extern "C" int nodeplan_validate(const void* request, size_t request_len,
   return nodeplan::capi::Call(
       {response, response_len, error},
       [&]() -> absl::StatusOr<ValidateResponse> {
-        google::protobuf::Arena arena(
-            nodeplan::capi::RequestArenaOptions(request_len));
-        auto req = nodeplan::capi::ParseOnArena<ValidateRequest>(
-            request, request_len, arena);
-        if (!req.ok()) return req.status();
-        return nodeplan::Validate((*req)->manifests());
+        nodeplan::capi::ParsedRequest<ValidateRequest> req(request,
+                                                           request_len);
+        if (!req.status().ok()) return req.status();
+        return nodeplan::Validate(req->manifests());
       });
 }
