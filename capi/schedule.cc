@@ -27,14 +27,9 @@ extern "C" {
 
 int nodeplan_schedule(const void* request, size_t request_len, void** response,
                       size_t* response_len, char** error) {
-  return nodeplan::capi::Call(
-      {response, response_len, error},
-      [&]() -> absl::StatusOr<ScheduleResponse> {
-        nodeplan::capi::ParsedRequest<ScheduleRequest> req(request,
-                                                           request_len);
-        if (!req.status().ok()) return req.status();
-        return nodeplan::Schedule(*req);
-      });
+  return nodeplan::capi::ParseAndCall<ScheduleRequest, ScheduleResponse>(
+      request, request_len, {response, response_len, error},
+      [](const ScheduleRequest& req) { return nodeplan::Schedule(req); });
 }
 
 int nodeplan_snapshot_new(const void* base, size_t base_len,

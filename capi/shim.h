@@ -108,6 +108,19 @@ int Call(const Outputs& out, Body&& body) noexcept {
   }
 }
 
+// The whole of a "request in, response out" entry point: parses `len` bytes
+// at `data` as a `Request` (on its own arena) and answers with
+// decide(request), a Response or absl::StatusOr<Response>, through Call().
+template <typename Request, typename Response, typename Decide>
+int ParseAndCall(const void* data, size_t len, const Outputs& out,
+                 Decide&& decide) noexcept {
+  return Call(out, [&]() -> absl::StatusOr<Response> {
+    ParsedRequest<Request> request(data, len);
+    if (!request.status().ok()) return request.status();
+    return decide(*request);
+  });
+}
+
 }  // namespace nodeplan::capi
 
 #endif  // NODEPLAN_CAPI_SHIM_H_
