@@ -1,8 +1,8 @@
 // The C ABI's cost on Karpenter's scheduling benchmark workload
 // (workload::KarpenterBenchmark, 5,000 diverse pods over 400 fake instance
 // types): the same request decided by nodeplan::Schedule directly and by a
-// C caller's full round trip (serialize the request, nodeplan_schedule, parse
-// the response). The difference is what the boundary adds.
+// C++ caller's full round trip (serialize the request, nodeplan_schedule,
+// parse the response). The difference is what the boundary adds.
 //
 // The shim is linked as objects with the static core (one copy of the
 // generated protos per process; see DESIGN.md), so nodeplan_schedule here is
@@ -15,20 +15,23 @@
 #include <utility>
 
 #include "benchmark/benchmark.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/c_api.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "nodeplan/workload.h"
+#include "shim.h"
 
 namespace {
 
+using nodeplan::v1::ScheduleRequest;
+using nodeplan::v1::ScheduleResponse;
+
 // Karpenter's benchmark workload; max_instance_types 0 is nodeplan's default
 // (600 options per NodeClaim), 60 is Karpenter's own launch truncation.
-const nodeplan::v1::ScheduleRequest& Workload(const benchmark::State& state) {
+const ScheduleRequest& Workload(const benchmark::State& state) {
   static auto* const cache =
-      new std::map<std::pair<int64_t, int64_t>, nodeplan::v1::ScheduleRequest>;
+      new std::map<std::pair<int64_t, int64_t>, ScheduleRequest>;
   const auto key = std::make_pair(state.range(0), state.range(1));
   auto it = cache->find(key);
   if (it == cache->end()) {
@@ -39,6 +42,16 @@ const nodeplan::v1::ScheduleRequest& Workload(const benchmark::State& state) {
     it = cache->emplace(key, std::move(request)).first;
   }
   return it->second;
+}
+
+// How c_api.h recommends a C++ caller parse a large response: on an arena
+// with big blocks, so that neither parsing nor releasing it costs a malloc
+// or free per string.
+google::protobuf::ArenaOptions ResponseArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = size_t{64} << 10;
+  options.max_block_size = size_t{1} << 20;
+  return options;
 }
 
 void BM_ScheduleDirect(benchmark::State& state) {
@@ -54,8 +67,12 @@ void BM_ScheduleDirect(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// What a binding does per call: serialize, call, parse, free.
-void BM_ScheduleCAbiRoundTrip(benchmark::State& state) {
+// Where the caller parses the response. (A first block kept between calls,
+// ArenaOptions::initial_block, measured no faster here.)
+enum class Caller { kArena, kHeap };
+
+// What a C++ binding does per call: serialize, call, parse, free.
+void BM_ScheduleCAbiRoundTrip(benchmark::State& state, Caller caller) {
   const auto& request = Workload(state);
   for (auto _ : state) {
     const std::string bytes = request.SerializeAsString();
@@ -69,21 +86,32 @@ void BM_ScheduleCAbiRoundTrip(benchmark::State& state) {
       nodeplan_free(error);
       return;
     }
-    nodeplan::v1::ScheduleResponse plan;
-    plan.ParseFromArray(response, static_cast<int>(response_len));
-    nodeplan_free(response);
-    benchmark::DoNotOptimize(plan.cost());
+    if (caller == Caller::kArena) {
+      google::protobuf::Arena arena(ResponseArenaOptions());
+      auto* plan =
+          google::protobuf::Arena::CreateMessage<ScheduleResponse>(&arena);
+      plan->ParseFromArray(response, static_cast<int>(response_len));
+      nodeplan_free(response);
+      benchmark::DoNotOptimize(plan->cost());
+    } else {
+      ScheduleResponse plan;
+      plan.ParseFromArray(response, static_cast<int>(response_len));
+      nodeplan_free(response);
+      benchmark::DoNotOptimize(plan.cost());
+    }
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
 // The boundary alone, with the decision left out, part by part: what the
 // caller and the shim add around the same Schedule call.
-enum Part {
-  kSerializeRequest,
-  kParseRequest,
-  kSerializeResponse,
-  kParseResponse
+enum class Part {
+  kSerializeRequest,   // caller
+  kParseRequest,       // shim: on an arena sized to the request
+  kParseRequestHeap,   // (what the shim did before: for comparison)
+  kSerializeResponse,  // shim: deterministic, into the malloc'd output
+  kParseResponse,      // caller, on an arena (recommended)
+  kParseResponseHeap,  // caller, plain message
 };
 
 void BM_BoundaryPart(benchmark::State& state, Part part) {
@@ -99,28 +127,37 @@ void BM_BoundaryPart(benchmark::State& state, Part part) {
   state.counters["response_bytes"] = static_cast<double>(response_bytes.size());
   for (auto _ : state) {
     switch (part) {
-      case kSerializeRequest:
+      case Part::kSerializeRequest:
         benchmark::DoNotOptimize(request.SerializeAsString());
         break;
-      case kParseRequest: {
-        nodeplan::v1::ScheduleRequest parsed;
+      case Part::kParseRequest: {
+        nodeplan::capi::ParsedRequest<ScheduleRequest> parsed(
+            request_bytes.data(), request_bytes.size());
+        benchmark::DoNotOptimize(parsed.status().ok());
+        break;
+      }
+      case Part::kParseRequestHeap: {
+        ScheduleRequest parsed;
         benchmark::DoNotOptimize(parsed.ParseFromString(request_bytes));
         break;
       }
-      case kSerializeResponse: {
-        // As the shim does it: deterministic, into one buffer.
-        std::string out;
-        {
-          google::protobuf::io::StringOutputStream stream(&out);
-          google::protobuf::io::CodedOutputStream coded(&stream);
-          coded.SetSerializationDeterministic(true);
-          plan->SerializeToCodedStream(&coded);
-        }
-        benchmark::DoNotOptimize(out);
+      case Part::kSerializeResponse: {
+        void* out = nullptr;
+        size_t out_len = 0;
+        benchmark::DoNotOptimize(
+            nodeplan::capi::Respond(*plan, {&out, &out_len, nullptr}));
+        nodeplan_free(out);
         break;
       }
-      case kParseResponse: {
-        nodeplan::v1::ScheduleResponse parsed;
+      case Part::kParseResponse: {
+        google::protobuf::Arena arena(ResponseArenaOptions());
+        auto* parsed =
+            google::protobuf::Arena::CreateMessage<ScheduleResponse>(&arena);
+        benchmark::DoNotOptimize(parsed->ParseFromString(response_bytes));
+        break;
+      }
+      case Part::kParseResponseHeap: {
+        ScheduleResponse parsed;
         benchmark::DoNotOptimize(parsed.ParseFromString(response_bytes));
         break;
       }
@@ -136,12 +173,20 @@ void Args(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_ScheduleDirect)->Apply(Args);
-BENCHMARK(BM_ScheduleCAbiRoundTrip)->Apply(Args);
-BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_request, kSerializeRequest)
+BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, arena, Caller::kArena)->Apply(Args);
+BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, heap, Caller::kHeap)->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_request, Part::kSerializeRequest)
     ->Apply(Args);
-BENCHMARK_CAPTURE(BM_BoundaryPart, parse_request, kParseRequest)->Apply(Args);
-BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_response, kSerializeResponse)
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_request, Part::kParseRequest)
     ->Apply(Args);
-BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response, kParseResponse)->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_request_heap, Part::kParseRequestHeap)
+    ->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_response, Part::kSerializeResponse)
+    ->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response, Part::kParseResponse)
+    ->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response_heap,
+                  Part::kParseResponseHeap)
+    ->Apply(Args);
 
 }  // namespace

@@ -11,12 +11,9 @@ extern "C" int nodeplan_load_manifests(const void* request, size_t request_len,
                                        char** error) {
   using nodeplan::v1::LoadManifestsRequest;
   using nodeplan::v1::ManifestSet;
-  return nodeplan::capi::Call(
-      {response, response_len, error}, [&]() -> absl::StatusOr<ManifestSet> {
-        LoadManifestsRequest req;
-        absl::Status st =
-            nodeplan::capi::ParseRequest(request, request_len, req);
-        if (!st.ok()) return st;
+  return nodeplan::capi::ParseAndCall<LoadManifestsRequest, ManifestSet>(
+      request, request_len, {response, response_len, error},
+      [](const LoadManifestsRequest& req) {
         return nodeplan::LoadManifests(req.text(), req.options());
       });
 }

@@ -26,20 +26,21 @@ using nodeplan::v1::ScheduleResponse;
 
 extern "C" {
 
-// Request and response live on one arena, freed at once after the response
-// is serialized (a large plan's response holds hundreds of thousands of
-// strings).
+// The request is parsed on an arena of its own and the response is built on
+// another (ScheduleOnArena), each freed at once (a large plan's response
+// holds hundreds of thousands of strings).
 int nodeplan_schedule(const void* request, size_t request_len, void** response,
                       size_t* response_len, char** error) {
-  google::protobuf::Arena arena;
+  // The response's arena, grown in blocks like the request's so that a
+  // large plan costs a few mallocs.
+  google::protobuf::Arena arena(
+      nodeplan::capi::RequestArenaOptions(request_len));
   return nodeplan::capi::Call(
       {response, response_len, error},
       [&]() -> absl::StatusOr<ScheduleResponse*> {
-        auto* req =
-            google::protobuf::Arena::CreateMessage<ScheduleRequest>(&arena);
-        absl::Status st =
-            nodeplan::capi::ParseRequest(request, request_len, *req);
-        if (!st.ok()) return st;
+        nodeplan::capi::ParsedRequest<ScheduleRequest> req(request,
+                                                           request_len);
+        if (!req.status().ok()) return req.status();
         return nodeplan::ScheduleOnArena(*req, &arena);
       });
 }
@@ -50,10 +51,9 @@ int nodeplan_snapshot_new(const void* base, size_t base_len,
   nodeplan::capi::Outputs out{nullptr, nullptr, error};
   nodeplan::capi::ResetOutputs(out);
   try {
-    ScheduleRequest req;
-    absl::Status st = nodeplan::capi::ParseRequest(base, base_len, req);
-    if (!st.ok()) return nodeplan::capi::Fail(st, out);
-    auto compiled = nodeplan::Snapshot::Compile(req);
+    nodeplan::capi::ParsedRequest<ScheduleRequest> req(base, base_len);
+    if (!req.status().ok()) return nodeplan::capi::Fail(req.status(), out);
+    auto compiled = nodeplan::Snapshot::Compile(*req);
     if (!compiled.ok()) return nodeplan::capi::Fail(compiled.status(), out);
     if (*compiled == nullptr) {
       return nodeplan::capi::Fail(
@@ -72,17 +72,16 @@ int nodeplan_snapshot_schedule(const nodeplan_snapshot* snapshot,
                                const void* state, size_t state_len,
                                void** response, size_t* response_len,
                                char** error) {
-  google::protobuf::Arena arena;  // as in nodeplan_schedule
+  google::protobuf::Arena arena(  // as in nodeplan_schedule
+      nodeplan::capi::RequestArenaOptions(state_len));
   return nodeplan::capi::Call(
       {response, response_len, error},
       [&]() -> absl::StatusOr<ScheduleResponse*> {
         if (snapshot == nullptr || snapshot->compiled == nullptr) {
           return absl::InvalidArgumentError("snapshot is NULL");
         }
-        auto* req =
-            google::protobuf::Arena::CreateMessage<ScheduleRequest>(&arena);
-        absl::Status st = nodeplan::capi::ParseRequest(state, state_len, *req);
-        if (!st.ok()) return st;
+        nodeplan::capi::ParsedRequest<ScheduleRequest> req(state, state_len);
+        if (!req.status().ok()) return req.status();
         return snapshot->compiled->ScheduleOnArena(*req, &arena);
       });
 }

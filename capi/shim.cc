@@ -1,5 +1,6 @@
 #include "shim.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,15 @@ absl::Status ParseRequest(const void* data, size_t len,
                                       message.GetTypeName());
   }
   return absl::OkStatus();
+}
+
+google::protobuf::ArenaOptions RequestArenaOptions(size_t len) {
+  constexpr size_t kMinBlock = size_t{4} << 10;
+  constexpr size_t kMaxBlock = size_t{1} << 20;
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = std::clamp(len, kMinBlock, kMaxBlock);
+  options.max_block_size = kMaxBlock;
+  return options;
 }
 
 int Respond(const google::protobuf::MessageLite& message, const Outputs& out) {

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/message_lite.h"
 
 namespace nodeplan::capi {
@@ -39,6 +40,37 @@ absl::Status CheckOutputs(const Outputs& out);
 // protobuf's recursion limit) are INVALID_ARGUMENT.
 absl::Status ParseRequest(const void* data, size_t len,
                           google::protobuf::MessageLite& message);
+
+// The options of the arena one request of `len` bytes is parsed on: a first
+// block about the request's size (at least 4 KiB, at most 1 MiB) and blocks
+// of up to 1 MiB after it, so that parsing takes a few mallocs instead of one
+// per string and sub-message, and releasing the request a few frees. (The
+// default arena grows to 8 KiB blocks only.)
+google::protobuf::ArenaOptions RequestArenaOptions(size_t len);
+
+// A request parsed (ParseRequest()) on an arena of its own sized with
+// RequestArenaOptions(); the message lives as long as this object.
+template <typename Request>
+class ParsedRequest {
+ public:
+  ParsedRequest(const void* data, size_t len)
+      : arena_(RequestArenaOptions(len)),
+        message_(google::protobuf::Arena::CreateMessage<Request>(&arena_)),
+        status_(ParseRequest(data, len, *message_)) {}
+  ParsedRequest(const ParsedRequest&) = delete;
+  ParsedRequest& operator=(const ParsedRequest&) = delete;
+
+  // OK, or why the bytes are not a valid request.
+  const absl::Status& status() const { return status_; }
+  // The request; meaningful only when status() is OK.
+  const Request& operator*() const { return *message_; }
+  const Request* operator->() const { return message_; }
+
+ private:
+  google::protobuf::Arena arena_;
+  Request* message_;
+  absl::Status status_;
+};
 
 // Serializes `message` deterministically (map entries in key order) into a
 // malloc'd buffer (never NULL, even when empty)
@@ -79,6 +111,19 @@ int Call(const Outputs& out, Body&& body) noexcept {
   } catch (...) {
     return FailFromException(std::current_exception(), out);
   }
+}
+
+// The whole of a "request in, response out" entry point: parses `len` bytes
+// at `data` as a `Request` (on its own arena) and answers with
+// decide(request), a Response or absl::StatusOr<Response>, through Call().
+template <typename Request, typename Response, typename Decide>
+int ParseAndCall(const void* data, size_t len, const Outputs& out,
+                 Decide&& decide) noexcept {
+  return Call(out, [&]() -> absl::StatusOr<Response> {
+    ParsedRequest<Request> request(data, len);
+    if (!request.status().ok()) return request.status();
+    return decide(*request);
+  });
 }
 
 }  // namespace nodeplan::capi

@@ -11,12 +11,9 @@ extern "C" int nodeplan_validate(const void* request, size_t request_len,
                                  char** error) {
   using nodeplan::v1::ValidateRequest;
   using nodeplan::v1::ValidateResponse;
-  return nodeplan::capi::Call({response, response_len, error},
-                              [&]() -> absl::StatusOr<ValidateResponse> {
-                                ValidateRequest req;
-                                absl::Status st = nodeplan::capi::ParseRequest(
-                                    request, request_len, req);
-                                if (!st.ok()) return st;
-                                return nodeplan::Validate(req.manifests());
-                              });
+  return nodeplan::capi::ParseAndCall<ValidateRequest, ValidateResponse>(
+      request, request_len, {response, response_len, error},
+      [](const ValidateRequest& req) {
+        return nodeplan::Validate(req.manifests());
+      });
 }

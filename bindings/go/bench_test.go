@@ -2,7 +2,9 @@ package nodeplan_test
 
 import (
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -10,12 +12,21 @@ import (
 	"github.com/nodeplan/nodeplan/bindings/go/nodeplanv1"
 )
 
-// BenchmarkSchedule times Schedule (marshal + call + unmarshal) on the
-// request in $NODEPLAN_BENCH_REQUEST, e.g. the 5,000-pod Karpenter benchmark
-// workload that build/release/benchmarks/capi_workload writes:
+// The Schedule benchmarks time the request in $NODEPLAN_BENCH_REQUEST, e.g.
+// the 5,000-pod Karpenter benchmark workload that
+// build/release/benchmarks/capi_workload writes, against the library that
+// PKG_CONFIG_PATH finds (use the release build's: a Debug library is several
+// times slower):
 //
-//	NODEPLAN_BENCH_REQUEST=/tmp/w.bin go test -run '^$' -bench Schedule -benchtime 5x
-func BenchmarkSchedule(b *testing.B) {
+//	PKG_CONFIG_PATH=$PWD/build/release/capi/pkgconfig \
+//	NODEPLAN_BENCH_REQUEST=/tmp/w.bin go -C bindings/go test -run '^$' \
+//	    -bench Schedule -benchtime 5x
+//
+// Besides ns/op (wall time, which on a shared machine mostly measures the
+// load) each reports cpu-ms/op, the process's CPU time (all threads, the GC
+// included), the figure to compare with capi_bench's CPU column.
+
+func benchRequest(b *testing.B) *nodeplanv1.ScheduleRequest {
 	path := os.Getenv("NODEPLAN_BENCH_REQUEST")
 	if path == "" {
 		b.Skip("NODEPLAN_BENCH_REQUEST is not set")
@@ -28,10 +39,75 @@ func BenchmarkSchedule(b *testing.B) {
 	if err := proto.Unmarshal(data, req); err != nil {
 		b.Fatal(err)
 	}
+	return req
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// timed runs fn b.N times and reports its CPU time per call.
+func timed(b *testing.B, fn func()) {
 	b.ResetTimer()
+	start := cpuTime()
 	for i := 0; i < b.N; i++ {
+		fn()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkSchedule: marshal + call + unmarshal, as a Go caller sees it.
+func BenchmarkSchedule(b *testing.B) {
+	req := benchRequest(b)
+	timed(b, func() {
 		if _, err := nodeplan.Schedule(req); err != nil {
 			b.Fatal(err)
 		}
+	})
+}
+
+// BenchmarkScheduleParts times the Go side of the boundary alone: marshal
+// the request, the call on already marshalled bytes (C parse, schedule, C
+// serialize, Go unmarshal), and unmarshal the response.
+func BenchmarkScheduleParts(b *testing.B) {
+	req := benchRequest(b)
+	in, err := proto.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
 	}
+	plan, err := nodeplan.ScheduleBytes(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := proto.Marshal(plan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("marshal_request", func(b *testing.B) {
+		timed(b, func() {
+			if _, err := proto.Marshal(req); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("call_and_unmarshal", func(b *testing.B) {
+		timed(b, func() {
+			if _, err := nodeplan.ScheduleBytes(in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("unmarshal_response", func(b *testing.B) {
+		b.ReportMetric(float64(len(out)), "response-bytes")
+		timed(b, func() {
+			if err := proto.Unmarshal(out, &nodeplanv1.ScheduleResponse{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 }

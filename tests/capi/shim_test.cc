@@ -253,6 +253,50 @@ TEST(ParseRequestTest, DeepNestingIsAnErrorNotACrash) {
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ParsedRequestTest, ParsesOnItsOwnArena) {
+  v1::ScheduleRequest original;
+  original.add_pods()->mutable_metadata()->set_name("web-0");
+  (*original.add_pods()->mutable_metadata()->mutable_labels())["app"] = "web";
+  const std::string bytes = original.SerializeAsString();
+  ParsedRequest<v1::ScheduleRequest> parsed(bytes.data(), bytes.size());
+  ASSERT_TRUE(parsed.status().ok()) << parsed.status();
+  EXPECT_NE(parsed->GetArena(), nullptr);
+  ASSERT_EQ(parsed->pods_size(), 2);
+  EXPECT_EQ(parsed->pods(0).metadata().name(), "web-0");
+  EXPECT_EQ(parsed->pods(1).metadata().labels().at("app"), "web");
+  EXPECT_EQ((*parsed).SerializeAsString(), bytes);
+}
+
+TEST(ParsedRequestTest, CarriesParseRequestsErrors) {
+  const std::string garbage = "\xff\xff\xff";
+  ParsedRequest<v1::ScheduleRequest> bad(garbage.data(), garbage.size());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  ParsedRequest<v1::ScheduleRequest> null_with_length(nullptr, 3);
+  EXPECT_EQ(null_with_length.status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ParsedRequest<v1::ScheduleRequest> empty(nullptr, 0);
+  EXPECT_TRUE(empty.status().ok());
+  EXPECT_EQ(empty->pods_size(), 0);
+}
+
+TEST(RequestArenaOptionsTest, FirstBlockFollowsTheRequestWithinBounds) {
+  struct Case {
+    size_t len;
+    size_t start;
+  } cases[] = {
+      {0, 4096},
+      {100, 4096},
+      {300000, 300000},
+      {size_t{1} << 20, size_t{1} << 20},
+      {size_t{INT_MAX}, size_t{1} << 20},
+  };
+  for (const Case& c : cases) {
+    const google::protobuf::ArenaOptions options = RequestArenaOptions(c.len);
+    EXPECT_EQ(options.start_block_size, c.start) << c.len;
+    EXPECT_EQ(options.max_block_size, size_t{1} << 20) << c.len;
+  }
+}
+
 TEST(VersionTest, VersionAndAbi) {
   EXPECT_EQ(nodeplan_abi_version(), NODEPLAN_CAPI_ABI_VERSION);
   EXPECT_THAT(nodeplan_version(),

@@ -53,6 +53,15 @@
  * Robustness: no input can abort the host process or throw through this
  *   boundary; failures are codes.
  *
+ * Large responses: a ScheduleResponse lists every NodeClaim's instance-type
+ *   options (twice: instanceTypes and the NodeClaim's instance-type
+ *   requirement), about 11 MB for 1,000 NodeClaims with 400 options each.
+ *   ScheduleOptions.maxInstanceTypes bounds the list (Karpenter launches with
+ *   60). C++ callers should parse responses on a google::protobuf::Arena with
+ *   large blocks (ArenaOptions start_block_size 64 KiB, max_block_size 1 MiB):
+ *   no malloc or free per string, so the 2.3 MB response at 60 options parses
+ *   in under half the time of a heap message (benchmarks/capi_bench.cc).
+ *
  * ABI policy: the signatures below are frozen for NODEPLAN_CAPI_ABI_VERSION 1,
  *   which is also the shared library's SONAME (libnodeplan.so.1) and the
  *   linker version node (NODEPLAN_1). New capabilities arrive as new proto
