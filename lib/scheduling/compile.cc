@@ -116,7 +116,7 @@ struct CatalogGroup {
   bool aws = false;
   const v1::NodeClass* node_class = nullptr;
   std::vector<std::string> class_names;
-  std::unique_ptr<v1::Catalog> owned;
+  std::shared_ptr<const v1::Catalog> owned;
   const v1::Catalog* catalog = nullptr;
   size_t begin = 0, end = 0;
 };
@@ -159,13 +159,14 @@ absl::StatusOr<std::vector<CatalogGroup>> CatalogGroups(
         g.class_names.push_back(name);
       return absl::OkStatus();
     }
-    auto catalog = AwsCatalog(node_class);
+    // Shared: the default variants are built once per process.
+    auto catalog = SharedAwsCatalog(node_class);
     if (!catalog.ok()) return catalog.status();
     CatalogGroup g;
     g.aws = true;
     g.node_class = node_class;
     g.class_names.push_back(name);
-    g.owned = std::make_unique<v1::Catalog>(std::move(*catalog));
+    g.owned = *std::move(catalog);
     g.catalog = g.owned.get();
     groups.push_back(std::move(g));
     return absl::OkStatus();
