@@ -832,6 +832,13 @@ void Round::CompilePoolStates() {
 }
 
 void Round::BuildDomainUniverse() {
+  // Karpenter's buildDomainGroups (topology.go): for every NodePool and every
+  // instance type the cloud provider returns for it (compatible or not, and
+  // also for NodePools that can launch nothing), the template requirements,
+  // the template labels and the type's requirements are intersected, and
+  // every value of every resulting requirement is a domain (a NotIn's
+  // excluded values too: Requirement.Values lists them). Then every value of
+  // the template's own In requirements. (benchmarks/karpenter, class B.)
   absl::flat_hash_map<Id, absl::flat_hash_map<Id, size_t>> index;
   auto insert = [&](Id key, Id domain, int pool) {
     auto& list = universe_[key];
@@ -843,27 +850,25 @@ void Round::BuildDomainUniverse() {
   };
   for (size_t p = 0; p < c_.pools.size(); ++p) {
     const Pool& pool = c_.pools[p];
-    if (pools_[p].dropped) continue;
-    pool.types.ForEach([&](size_t i) {
-      Reqs r = pool.reqs;
-      r.AddAll(c_.types[i].reqs, in_);
-      for (const Req& q : r.items()) {
-        if (q.complement) continue;
-        if (q.key == k_.zone || q.key == k_.capacity_type) {
-          // Only offerings this NodePool can use.
-          uint64_t mask = pools_.size() ? c_.pools[p].offering_mask[i] : 0;
-          for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j) {
-            if (!(mask >> j & 1)) continue;
-            const Offering& o = c_.types[i].offerings[j];
-            Id v = q.key == k_.zone ? o.zone : o.capacity_type;
-            if (Has(q, v, in_)) insert(q.key, v, static_cast<int>(p));
-          }
-          continue;
+    pool.catalog.ForEach([&](size_t i) {
+      const InstanceType& type = c_.types[i];
+      // The type's zones and capacity types are those of its available
+      // offerings in the NodeClass zones.
+      std::vector<Id> zones, cts;
+      for (size_t j = 0; j < type.offerings.size() && j < 64; ++j)
+        if (pool.catalog_offering_mask[i] >> j & 1) {
+          zones.push_back(type.offerings[j].zone);
+          cts.push_back(type.offerings[j].capacity_type);
         }
+      Reqs r = pool.template_reqs;
+      for (const Req& q : type.reqs.items())
+        if (q.key != k_.zone && q.key != k_.capacity_type) r.Add(q, in_);
+      r.Add(MakeReq(k_.zone, "In", zones, in_), in_);
+      r.Add(MakeReq(k_.capacity_type, "In", cts, in_), in_);
+      for (const Req& q : r.items())
         for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
-      }
     });
-    for (const Req& q : pool.reqs.items())
+    for (const Req& q : pool.template_reqs.items())
       if (!q.complement)
         for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
   }

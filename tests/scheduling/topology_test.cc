@@ -178,5 +178,51 @@ TEST(Topology, PreferredAntiAffinityIsRelaxed) {
   EXPECT_TRUE(resp.unschedulable().empty());
 }
 
+
+// Karpenter's buildDomainGroups (pkg/controllers/provisioning/scheduling/
+// topology.go) intersects each NodePool's requirements with every instance
+// type key by key, also for a NodePool that can launch nothing: `size In
+// [huge]` matches no type here, yet the types' capacity types still make
+// spot a domain. With one matching pod on the on-demand node, a second one
+// there would skew 2 against an empty spot domain, so Karpenter leaves it
+// unschedulable (benchmarks/karpenter/cases/random-25, class B).
+TEST(Topology, DomainsComeFromNodePoolsThatLaunchNothing) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      requirements { key: "size" operator: "In" values: "huge" } } } })pb"));
+  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1"
+        labels { key: "karpenter.sh/capacity-type" value: "on-demand" }
+        labels { key: "kubernetes.io/hostname" value: "n1" } }
+      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
+               allocatable { key: "pods" value: "10" } })pb");
+  v1::Pod bound = Pod("old", "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  bound.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = bound;
+  *r.add_pods() = Pod("p", "1", "1Gi", Spread("karpenter.sh/capacity-type", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.existing_nodes().empty());
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+}
+
+// A NodePool's `NotIn` on a key no instance type defines stays a NotIn after
+// the intersection, and Requirement.Values lists its excluded values: they
+// become domains too (topology.go buildDomainGroups). Here team has domains
+// {blue, green}: green stays empty, so a second matching pod on blue would
+// skew 2 and is unschedulable (with only {blue} it would join the first).
+TEST(Topology, NotInValuesOfANodePoolAreDomains) {
+  auto r = Request();
+  r.clear_node_pools();
+  *r.add_node_pools() = NodePool("a", R"pb(spec { template { spec {
+      requirements { key: "example.com/team" operator: "NotIn" values: "green" } } } })pb");
+  *r.add_node_pools() = NodePool("b", R"pb(spec { template {
+      metadata { labels { key: "example.com/team" value: "blue" } } } })pb");
+  for (int i = 0; i < 2; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", Spread("example.com/team", 1));
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).pods_size(), 1);
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
