@@ -224,5 +224,29 @@ TEST(Topology, NotInValuesOfANodePoolAreDomains) {
   EXPECT_EQ(resp.unschedulable_size(), 1);
 }
 
+// Pod affinity and anti-affinity groups take their initial domains only
+// from NodePools whose taints the pod tolerates: their node filter is
+// Karpenter's zero value, whose empty taint policy is not "Ignore"
+// (pkg/controllers/provisioning/scheduling/topologydomaingroup.go
+// ForEachDomain). The group is built before relaxation, so even a
+// PreferNoSchedule taint the pod later tolerates leaves its zone
+// anti-affinity without a zone: unschedulable (benchmarks/karpenter
+// cases/random-568).
+TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
+  const char* anti = R"pb(metadata { labels { key: "app" value: "db" } }
+      spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+        topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } })pb";
+  *r.add_pods() = Pod("p", "1", "1Gi", anti);
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  EXPECT_THAT(ReasonFor(resp, "default/p"), HasSubstr("unsatisfiable topology constraint for pod anti-affinity"));
+  // Tolerating the taint from the start gives the group its zones.
+  r.mutable_pods(0)->MergeFrom(Parse<v1::Pod>(R"pb(spec { tolerations { key: "dedicated" operator: "Exists" } })pb"));
+  EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
