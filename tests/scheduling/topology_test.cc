@@ -248,5 +248,47 @@ TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
 }
 
+// Karpenter identifies a spread group by TopologyGroup.Hash
+// (pkg/controllers/provisioning/scheduling/topologygroup.go), which includes
+// the pod's tolerations. Relaxing a pod to tolerate PreferNoSchedule
+// therefore moves it to a new group that counts only bound pods, not the
+// placements made earlier in the round. Here the second pod fails at first
+// (zone-1 would skew 2 against the empty zones; the only NodePool has a
+// PreferNoSchedule taint), then, relaxed, sees zone-1 empty and joins the
+// first on the existing node: what spreadBookkeeping "Karpenter" reproduces
+// (benchmarks/karpenter cases random-710, random-861). The default keeps one
+// group per constraint and opens a NodeClaim in another zone instead.
+TEST(Topology, KarpenterSpreadBookkeepingResetsCountsOnRelaxation) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
+  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1"
+        labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" }
+        labels { key: "kubernetes.io/hostname" value: "n1" } }
+      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
+               allocatable { key: "pods" value: "10" } })pb");
+  for (int i = 0; i < 3; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+  auto on_node = [](const v1::ScheduleResponse& resp) {
+    return resp.existing_nodes().empty() ? 0 : resp.existing_nodes(0).pods_size();
+  };
+  auto consistent = MustSchedule(r);
+  EXPECT_EQ(on_node(consistent), 1);
+  EXPECT_EQ(consistent.new_node_claims_size(), 2);
+  r.mutable_options()->set_spread_bookkeeping("Karpenter");
+  auto karpenter = MustSchedule(r);
+  EXPECT_EQ(on_node(karpenter), 2);
+  EXPECT_EQ(karpenter.new_node_claims_size(), 1);
+  EXPECT_TRUE(karpenter.unschedulable().empty());
+}
+
+TEST(Topology, SpreadBookkeepingRejectsUnknownValues) {
+  auto r = Request();
+  r.mutable_options()->set_spread_bookkeeping("Sometimes");
+  auto resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(std::string(resp.status().message()), HasSubstr("options.spreadBookkeeping"));
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
