@@ -985,18 +985,29 @@ const View* Round::GetView(int ci, int level) {
   v->tols = cls.tolerations;
   if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
   // Topology groups the pod owns at this relaxation level.
-  int anyway_seen = 0;
-  for (const auto& t : cls.spreads) {
-    if (t.when_unsatisfiable() == "ScheduleAnyway") {
-      if (opt_.ignore_preferences) continue;
-      if (anyway_seen++ < s.anyway_dropped) continue;
-    }
+  // Karpenter drops ScheduleAnyway spreads one per step, the first one left,
+  // moving the last constraint into its slot (preferences.go
+  // removeTopologySpreadScheduleAnyway): with three or more, the order is
+  // not declaration order.
+  std::vector<const v1::TopologySpreadConstraint*> spreads;
+  for (const auto& t : cls.spreads) spreads.push_back(&t);
+  for (int k = 0; k < s.anyway_dropped; ++k) {
+    auto it = std::find_if(spreads.begin(), spreads.end(), [](const auto* t) {
+      return t->when_unsatisfiable() == "ScheduleAnyway";
+    });
+    if (it == spreads.end()) break;
+    *it = spreads.back();
+    spreads.pop_back();
+  }
+  for (const v1::TopologySpreadConstraint* t : spreads) {
+    if (t->when_unsatisfiable() == "ScheduleAnyway" && opt_.ignore_preferences)
+      continue;
     v->groups.push_back(opt_.karpenter_spread_groups
-                            ? GroupFor(GroupType::kSpread, t.topology_key(),
-                                       cls.ns_id, nullptr, &t, cls, false,
+                            ? GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false,
                                        s.req_dropped, &v->tols)
-                            : GroupFor(GroupType::kSpread, t.topology_key(),
-                                       cls.ns_id, nullptr, &t, cls, false));
+                            : GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false));
   }
   for (const auto& t : cls.req_affinity)
     v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(),

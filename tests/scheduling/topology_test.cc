@@ -290,5 +290,30 @@ TEST(Topology, SpreadBookkeepingRejectsUnknownValues) {
   EXPECT_THAT(std::string(resp.status().message()), HasSubstr("options.spreadBookkeeping"));
 }
 
+// Karpenter relaxes ScheduleAnyway spreads by removing the first one left
+// and moving the last constraint into its slot
+// (pkg/controllers/provisioning/scheduling/preferences.go
+// removeTopologySpreadScheduleAnyway). With [rack, hostname, row] the rack
+// spread goes first, then row (now in the first slot), so the hostname
+// spread survives and the two pods get a node each; in declaration order
+// the hostname spread would have gone second and the pods would share one.
+TEST(Topology, ScheduleAnywayRelaxedInKarpentersSwapOrder) {
+  auto r = Request();
+  auto anyway = [](const std::string& key) {
+    return absl::StrCat(R"pb(spec { topology_spread_constraints { max_skew: 1 topology_key: ")pb", key,
+                        R"pb(" when_unsatisfiable: "ScheduleAnyway"
+        label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  };
+  for (int i = 0; i < 2; ++i) {
+    v1::Pod p = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+    for (const char* key : {"example.com/rack", "kubernetes.io/hostname", "example.com/row"})
+      p.MergeFrom(Parse<v1::Pod>(anyway(key)));
+    *r.add_pods() = p;
+  }
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  EXPECT_EQ(resp.new_node_claims_size(), 2);
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
