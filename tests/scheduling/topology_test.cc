@@ -26,6 +26,15 @@ std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
   return out;
 }
 
+// An existing node "n1" with room for a few pods, labelled key=value.
+v1::Node NodeN1(const std::string& key, const std::string& value) {
+  return Parse<v1::Node>(absl::StrCat(R"pb(metadata { name: "n1" labels { key: ")pb", key, R"pb(" value: ")pb",
+                                      value, R"pb(" }
+        labels { key: "kubernetes.io/hostname" value: "n1" } }
+      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
+               allocatable { key: "pods" value: "10" } })pb"));
+}
+
 TEST(Topology, ZoneSpreadBalancesAcrossZones) {
   auto r = Request();
   for (int i = 0; i < 6; ++i)
@@ -190,11 +199,7 @@ TEST(Topology, DomainsComeFromNodePoolsThatLaunchNothing) {
   auto r = Request();
   r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "size" operator: "In" values: "huge" } } } })pb"));
-  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1"
-        labels { key: "karpenter.sh/capacity-type" value: "on-demand" }
-        labels { key: "kubernetes.io/hostname" value: "n1" } }
-      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
-               allocatable { key: "pods" value: "10" } })pb");
+  *r.add_nodes() = NodeN1("karpenter.sh/capacity-type", "on-demand");
   v1::Pod bound = Pod("old", "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
   bound.mutable_spec()->set_node_name("n1");
   *r.add_pods() = bound;
@@ -262,11 +267,7 @@ TEST(Topology, KarpenterSpreadBookkeepingResetsCountsOnRelaxation) {
   auto r = Request();
   r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
       taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
-  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1"
-        labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" }
-        labels { key: "kubernetes.io/hostname" value: "n1" } }
-      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
-               allocatable { key: "pods" value: "10" } })pb");
+  *r.add_nodes() = NodeN1("topology.kubernetes.io/zone", "test-zone-1");
   for (int i = 0; i < 3; ++i)
     *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
   auto on_node = [](const v1::ScheduleResponse& resp) {
