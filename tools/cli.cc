@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/hash.h"
@@ -37,6 +39,7 @@ absl::StatusOr<v1::ManifestSet> Load(const std::vector<std::string>& files) {
   // A directory of manifests may hold Services, ConfigMaps...: skipped and
   // reported as findings rather than failing the run.
   options.set_skip_unknown_kinds(true);
+  options.set_record_origins(true);
   return LoadManifestFiles(files, options);
 }
 
@@ -48,9 +51,28 @@ void PrintFindings(const v1::ManifestSet& set, std::ostream& err) {
   }
 }
 
-std::string ViolationLine(const v1::FieldViolation& v) {
-  return absl::StrCat(v.object(), ": ", v.field_path(), ": ", v.message());
-}
+// Object -> "nodepool.yaml: document 1 (line 1)", from the loader, so that a
+// violation names the file a person has to edit among many (two objects of
+// one name: the first).
+class Locations {
+ public:
+  explicit Locations(const v1::ManifestSet& set) {
+    for (const v1::ObjectOrigin& origin : set.origins()) {
+      by_object_.try_emplace(origin.object(), origin.location());
+    }
+  }
+
+  std::string ViolationLine(const v1::FieldViolation& v) const {
+    std::string line =
+        absl::StrCat(v.object(), ": ", v.field_path(), ": ", v.message());
+    auto it = by_object_.find(v.object());
+    if (it == by_object_.end()) return line;
+    return absl::StrCat(it->second, ": ", line);
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::string> by_object_;
+};
 
 // Violations of the Karpenter objects (the API server would have refused
 // them); pod findings are answers of `schedule`, not input errors.
@@ -61,8 +83,9 @@ std::vector<std::string> KarpenterObjectViolations(const v1::ManifestSet& set) {
   *karpenter.mutable_node_overlays() = set.node_overlays();
   std::vector<std::string> lines;
   const v1::ValidateResponse response = Validate(karpenter);
+  const Locations locations(set);
   for (const v1::FieldViolation& v : response.violations()) {
-    lines.push_back(ViolationLine(v));
+    lines.push_back(locations.ViolationLine(v));
   }
   return lines;
 }
@@ -126,8 +149,9 @@ int RunValidate(const ValidateArgs& args, std::ostream& out,
         << set->node_overlays_size() << " NodeOverlays, " << set->pods_size()
         << " Pods, " << set->deployments_size() << " Deployments checked.\n";
   } else {
+    const Locations locations(*set);
     for (const v1::FieldViolation& v : response.violations()) {
-      out << ViolationLine(v) << "\n";
+      out << locations.ViolationLine(v) << "\n";
     }
     out << response.violations_size() << " violation"
         << (response.violations_size() == 1 ? "" : "s") << "\n";
@@ -301,6 +325,7 @@ v1::ScheduleRequest BuildRequest(const v1::ManifestSet& set,
   *request.mutable_persistent_volumes() = set.persistent_volumes();
   *request.mutable_storage_classes() = set.storage_classes();
   *request.mutable_deployments() = set.deployments();
+  *request.mutable_namespaces() = set.namespaces();
   v1::ScheduleOptions* options = request.mutable_options();
   options->set_preference_policy(args.preference_policy);
   options->set_min_values_policy(args.min_values_policy);
@@ -471,7 +496,10 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
   } catch (const Failure& f) {
-    err << "nodeplan: " << f.message << "\n";
+    // One "nodeplan: " per line: several violations stay greppable.
+    for (absl::string_view line : absl::StrSplit(f.message, '\n')) {
+      err << "nodeplan: " << line << "\n";
+    }
     return kExitBadInput;
   } catch (const std::exception& e) {
     err << "nodeplan: internal error: " << e.what() << "\n";

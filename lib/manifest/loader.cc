@@ -39,6 +39,7 @@ struct KindEntry {
 constexpr KindEntry kKinds[] = {
     {"v1", "Pod", "pods"},
     {"v1", "Node", "nodes"},
+    {"v1", "Namespace", "namespaces"},
     {"v1", "PersistentVolumeClaim", "persistent_volume_claims"},
     {"v1", "PersistentVolume", "persistent_volumes"},
     {"apps/v1", "DaemonSet", "daemon_sets"},
@@ -219,6 +220,12 @@ class Loader {
       r->SetString(object, d->FindFieldByName("api_version"),
                    std::string(api_version));
       r->SetString(object, d->FindFieldByName("kind"), std::string(kind));
+    }
+    if (options_.record_origins()) {
+      v1::ObjectOrigin* origin = set_->add_origins();
+      origin->set_object(ObjectName(tape, root, kind));
+      origin->set_location(absl::StrCat(Source(), ": ", Where(document, item),
+                                        " (line ", tape.nodes[root].line, ")"));
     }
     for (const Problem& p : builder.findings()) {
       v1::Finding* f = set_->add_findings();

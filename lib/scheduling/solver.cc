@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -26,6 +27,8 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/library_version.h"
+#include "scheduling/daemonset_pod.h"
+#include "scheduling/namespaces.h"
 
 namespace nodeplan::scheduling {
 
@@ -243,6 +246,8 @@ class Round {
                bool inverse, size_t first_term = 0,
                const std::vector<Toleration>* tols = nullptr);
   void CountDomains(TopologyGroup& g);
+  // Built on first use: only namespaceSelector terms need it.
+  const KnownNamespaces& Namespaces();
 
   // Placement.
   Fail Add(int pod, int level, std::string* err);
@@ -303,6 +308,7 @@ class Round {
   std::vector<TopologyGroup> groups_;
   absl::flat_hash_map<std::string, int> group_index_;
   std::vector<int> inverse_groups_;
+  std::optional<KnownNamespaces> namespaces_;
   // key -> (domain -> pools producing it; empty vector: untainted)
   absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>>
       universe_;
@@ -361,6 +367,20 @@ absl::Status Round::Setup() {
   for (size_t i = 0; i < classes_.size(); ++i)
     if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
   return absl::OkStatus();
+}
+
+const KnownNamespaces& Round::Namespaces() {
+  if (!namespaces_) {
+    std::vector<std::string> of_pods;
+    for (const auto& p : req_.pods())
+      of_pods.push_back(p.metadata().namespace_().empty()
+                            ? "default"
+                            : p.metadata().namespace_());
+    for (const auto& p : expanded_)
+      of_pods.push_back(p.metadata().namespace_());
+    namespaces_.emplace(req_.namespaces(), of_pods, in_);
+  }
+  return *namespaces_;
 }
 
 absl::Status Round::CompilePods() {
@@ -583,10 +603,14 @@ absl::Status Round::CompileDaemons() {
   for (const auto& ds : req_.daemon_sets()) {
     DaemonPod d;
     d.name = ds.metadata().name();
-    const auto& spec = ds.spec().template_().spec();
+    const v1::Pod* newest = NewestDaemonSetPod(ds, req_.pods());
+    const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
     auto rq = PodRequests(
         spec, dims_,
-        absl::StrCat("daemonSets[", d.name, "].spec.template.spec"));
+        newest == nullptr
+            ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
+            : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
+                           newest->metadata().name(), "].spec"));
     if (!rq.ok()) return rq.status();
     d.requests = *rq;
     d.tols = CompileTolerations(spec.tolerations());
@@ -1129,16 +1153,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
       selector_copy = term->label_selector();
       selector = &selector_copy;
     }
-    std::vector<std::string> ns(term->namespaces().begin(),
-                                term->namespaces().end());
-    if (ns.empty() && !term->has_namespace_selector()) ns.push_back(cls.ns);
-    // A namespaceSelector would need Namespace objects; the request carries
-    // none, so only the listed namespaces (and, for an empty selector, the
-    // pod's own) are used.
-    if (term->has_namespace_selector() && ns.empty()) ns.push_back(cls.ns);
-    std::sort(ns.begin(), ns.end());
-    ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
-    for (const auto& x : ns) g.namespaces.push_back(in_.Intern(x));
+    for (const auto& x : Namespaces().Select(*term, cls.ns, in_))
+      g.namespaces.push_back(in_.Intern(x));
   }
   std::sort(g.namespaces.begin(), g.namespaces.end());
   for (Id x : g.namespaces) absl::StrAppend(&sig, in_.Str(x), ",");

@@ -420,13 +420,52 @@ class Verifier {
       v1::ObjectMeta meta = ds.spec().template_().metadata();
       meta.set_name(ds.metadata().name());
       meta.set_namespace_(ds.metadata().namespace_());
-      if (!verify_internal::ExtractPodFacts(meta, ds.spec().template_().spec(),
-                                            facts, &error)) {
+      if (!verify_internal::ExtractPodFacts(meta, DaemonSpec(ds), facts,
+                                            &error)) {
         Add("input", "daemonset " + ds.metadata().name(), "malformed " + error);
         continue;
       }
       daemons_.push_back(std::move(facts));
     }
+  }
+
+  // What a DaemonSet costs a node: its newest running pod (the one it
+  // controls with the latest creationTimestamp; the earliest listed on a tie)
+  // keeping the template's required node affinity, else its template.
+  const v1::PodSpec& DaemonSpec(const v1::DaemonSet& ds) {
+    const v1::Pod* newest = nullptr;
+    for (const auto& pod : request_.pods()) {
+      if (pod.metadata().namespace_() != ds.metadata().namespace_()) continue;
+      const v1::OwnerReference* controller = nullptr;
+      for (const auto& ref : pod.metadata().owner_references()) {
+        if (ref.controller()) {
+          controller = &ref;
+          break;
+        }
+      }
+      if (controller == nullptr) continue;
+      const bool owned = ds.metadata().uid().empty()
+                             ? controller->kind() == "DaemonSet" &&
+                                   controller->name() == ds.metadata().name()
+                             : controller->uid() == ds.metadata().uid();
+      if (!owned) continue;
+      if (newest != nullptr && pod.metadata().creation_timestamp() <=
+                                   newest->metadata().creation_timestamp()) {
+        continue;
+      }
+      newest = &pod;
+    }
+    const v1::PodSpec& tmpl = ds.spec().template_().spec();
+    if (newest == nullptr) return tmpl;
+    v1::PodSpec& spec = daemon_specs_.emplace_back(newest->spec());
+    const v1::NodeAffinity& pinned = tmpl.affinity().node_affinity();
+    if (pinned.has_required_during_scheduling_ignored_during_execution()) {
+      *spec.mutable_affinity()
+           ->mutable_node_affinity()
+           ->mutable_required_during_scheduling_ignored_during_execution() =
+          pinned.required_during_scheduling_ignored_during_execution();
+    }
+    return spec;
   }
 
   void AddPod(PodEntry entry) {
@@ -1176,22 +1215,50 @@ class Verifier {
     }
   }
 
-  // Pods (index) in `namespaces` (empty = all) matched by `selector`.
+  // Labels of every namespace the request knows: its Namespace objects,
+  // then the namespaces its pods live in, each with the
+  // kubernetes.io/metadata.name label the API server always sets.
+  const std::map<std::string, std::map<std::string, std::string>>&
+  NamespaceLabels() {
+    if (namespace_labels_.empty()) {
+      for (const auto& ns : request_.namespaces()) {
+        if (ns.metadata().name().empty()) continue;
+        namespace_labels_.emplace(
+            ns.metadata().name(),
+            std::map<std::string, std::string>(ns.metadata().labels().begin(),
+                                               ns.metadata().labels().end()));
+      }
+      for (const PodEntry& pod : pods_) namespace_labels_[pod.facts.ns];
+      for (auto& [name, labels] : namespace_labels_) {
+        labels["kubernetes.io/metadata.name"] = name;
+      }
+    }
+    return namespace_labels_;
+  }
+
+  // Pods (index) in the term's namespaces matched by its label selector.
+  // Namespaces: the listed ones plus, with a namespaceSelector, every known
+  // namespace it matches; neither given -> the owner's own.
   std::vector<int> MatchingPods(const v1::PodAffinityTerm& term,
                                 const PodFacts& owner) {
     std::set<std::string> namespaces(term.namespaces().begin(),
                                      term.namespaces().end());
-    const bool all_namespaces =
-        namespaces.empty() && term.has_namespace_selector() &&
-        term.namespace_selector().match_labels().empty() &&
-        term.namespace_selector().match_expressions().empty();
-    if (namespaces.empty()) namespaces.insert(owner.ns);
+    if (term.has_namespace_selector()) {
+      for (const auto& [name, labels] : NamespaceLabels()) {
+        if (verify_internal::SelectorMatches(term.namespace_selector(),
+                                             labels)) {
+          namespaces.insert(name);
+        }
+      }
+    } else if (namespaces.empty()) {
+      namespaces.insert(owner.ns);
+    }
     std::vector<int> out;
     if (!term.has_label_selector()) return out;
     for (size_t i = 0; i < pods_.size(); ++i) {
       if (pods_[i].site < 0) continue;
       const PodFacts& pod = pods_[i].facts;
-      if (!all_namespaces && namespaces.count(pod.ns) == 0) continue;
+      if (namespaces.count(pod.ns) == 0) continue;
       if (!verify_internal::SelectorMatches(term.label_selector(),
                                             pod.labels)) {
         continue;
@@ -1333,8 +1400,11 @@ class Verifier {
 
   std::deque<v1::Pod> expanded_;
   std::vector<PodEntry> pods_;
+  // Built on first use by NamespaceLabels().
+  std::map<std::string, std::map<std::string, std::string>> namespace_labels_;
   std::vector<std::string> bound_node_;
   std::vector<PodFacts> daemons_;
+  std::deque<v1::PodSpec> daemon_specs_;  // DaemonSpec's copies, stable
   std::map<std::string, int> pending_index_;
   std::map<std::string, int> seen_;
 

@@ -136,23 +136,33 @@ TEST(Cli, ValidateReportsEveryViolationAndExitsOne) {
   const std::string path = WriteTemp("bad.yaml", kBadNodePool);
   Result r = Nodeplan(absl::StrCat("validate -f '", path, "'"));
   EXPECT_EQ(r.status, 1) << r.err;
+  // Each line starts with the file and document a person has to edit.
+  const std::string at = absl::StrCat(path, ": document 1 (line 1): ");
   const std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "NodePool broken: "
-                       "spec.template.metadata.labels[kubernetes.io/hostname]: "
-                       "label \"kubernetes.io/hostname\" is restricted",
-                       "NodePool broken: "
-                       "spec.template.spec.requirements[1].operator: "
-                       "Unsupported value: \"Greater\": supported values: "
-                       "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", "
-                       "\"Gt\", \"Lt\", \"Gte\", \"Lte\"",
-                       "NodePool broken: spec.template.spec.expireAfter: "
-                       "Invalid value: \"14d\": spec.template.spec.expireAfter "
-                       "in body should match '^(([0-9]+(s|m|h))+|Never)$'",
-                       "NodePool broken: spec.weight: Invalid value: 101: "
-                       "spec.weight in body should be less than or equal to "
-                       "100",
-                       "4 violations", ""}));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{
+                absl::StrCat(at,
+                             "NodePool broken: "
+                             "spec.template.metadata.labels[kubernetes.io/"
+                             "hostname]: label \"kubernetes.io/hostname\" is "
+                             "restricted"),
+                absl::StrCat(at,
+                             "NodePool broken: "
+                             "spec.template.spec.requirements[1].operator: "
+                             "Unsupported value: \"Greater\": supported "
+                             "values: \"In\", \"NotIn\", \"Exists\", "
+                             "\"DoesNotExist\", \"Gt\", \"Lt\", \"Gte\", "
+                             "\"Lte\""),
+                absl::StrCat(at,
+                             "NodePool broken: spec.template.spec.expireAfter: "
+                             "Invalid value: \"14d\": "
+                             "spec.template.spec.expireAfter in body should "
+                             "match '^(([0-9]+(s|m|h))+|Never)$'"),
+                absl::StrCat(at,
+                             "NodePool broken: spec.weight: Invalid value: "
+                             "101: spec.weight in body should be less than or "
+                             "equal to 100"),
+                "4 violations", ""}));
 
   Result json = Nodeplan(absl::StrCat("validate -o json -f '", path, "'"));
   EXPECT_EQ(json.status, 1);
@@ -160,6 +170,28 @@ TEST(Cli, ValidateReportsEveryViolationAndExitsOne) {
   ASSERT_TRUE(
       google::protobuf::util::JsonStringToMessage(json.out, &parsed).ok());
   EXPECT_EQ(parsed.violations_size(), 4);
+}
+
+TEST(Cli, ScheduleRefusesInvalidNodePoolNamingFileAndDocument) {
+  // The NodePool is the second document of its file, after a Pod.
+  const std::string path = WriteTemp(
+      "pool.yaml",
+      absl::StrCat("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\n",
+                   kBadNodePool));
+  Result r = Nodeplan(absl::StrCat("schedule -f '", path, "'"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, StartsWith(absl::StrCat("nodeplan: ", path,
+                                             ": document 2 (line 5): "
+                                             "NodePool broken: ")));
+  // Every violation on a line of its own, each with the prefix.
+  const std::vector<std::string> lines =
+      absl::StrSplit(r.err, '\n', absl::SkipEmpty());
+  EXPECT_EQ(lines.size(), 4u) << r.err;
+  for (const std::string& line : lines) {
+    EXPECT_THAT(line, StartsWith(absl::StrCat("nodeplan: ", path)));
+  }
+  EXPECT_THAT(r.err, HasSubstr("spec.weight: Invalid value: 101"));
 }
 
 TEST(Cli, BadInputNamesFileAndDocumentAndExitsTwo) {

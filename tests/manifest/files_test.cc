@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nodeplan/manifest.h"
@@ -63,6 +64,32 @@ TEST_F(FilesTest, MergesFilesInArgumentOrder) {
   ASSERT_EQ(got->nodes_size(), 2);
   EXPECT_EQ(got->nodes(0).metadata().name(), "y");
   EXPECT_EQ(got->nodes(1).metadata().name(), "x");
+}
+
+TEST_F(FilesTest, RecordsWhereEachObjectCameFromWhenAsked) {
+  Write("x.yaml", Node("x") + "---\n" + Node("y"));
+  Write("list.json", R"({"apiVersion":"v1","kind":"PodList","items":[)"
+                     R"({"metadata":{"name":"p","namespace":"web"}}]})");
+  const std::vector<std::string> files = {(dir_ / "x.yaml").string(),
+                                          (dir_ / "list.json").string()};
+  absl::StatusOr<v1::ManifestSet> lean = LoadManifestFiles(files, {});
+  ASSERT_TRUE(lean.ok()) << lean.status();
+  EXPECT_EQ(lean->origins_size(), 0);  // off by default
+
+  v1::LoadOptions options;
+  options.set_record_origins(true);
+  absl::StatusOr<v1::ManifestSet> got = LoadManifestFiles(files, options);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->origins_size(), 3);
+  EXPECT_EQ(got->origins(0).object(), "Node x");
+  EXPECT_EQ(got->origins(0).location(),
+            (dir_ / "x.yaml").string() + ": document 1 (line 1)");
+  EXPECT_EQ(got->origins(1).object(), "Node y");
+  EXPECT_EQ(got->origins(1).location(),
+            (dir_ / "x.yaml").string() + ": document 2 (line 5)");
+  EXPECT_EQ(got->origins(2).object(), "Pod web/p");
+  EXPECT_EQ(got->origins(2).location(),
+            (dir_ / "list.json").string() + ": document 1, items[0] (line 1)");
 }
 
 TEST_F(FilesTest, ErrorsNameTheFile) {

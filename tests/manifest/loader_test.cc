@@ -394,6 +394,20 @@ wellKnownLabels: [karpenter.k8s.aws/instance-family]
          }
        }
      )pb"},
+    {"Namespace",
+     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: data\n  labels:\n"
+     "    kubernetes.io/metadata.name: data\n    team: data\n",
+     R"pb(
+       namespaces {
+         api_version: "v1"
+         kind: "Namespace"
+         metadata {
+           name: "data"
+           labels { key: "kubernetes.io/metadata.name" value: "data" }
+           labels { key: "team" value: "data" }
+         }
+       }
+     )pb"},
     {"YamlFlowThatIsNotJson",
      R"({apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data},
  spec: {storageClassName: "", accessModes: [ReadWriteOnce],

@@ -263,6 +263,44 @@ TEST(Schedule, DaemonSetOverheadIsAddedAndCanBlock) {
               HasSubstr("daemonset overhead={\"cpu\":\"100\",\"memory\":\"128Mi\",\"pods\":\"1\"}"));
 }
 
+// Karpenter counts the newest pod a DaemonSet controls, not its template
+// (provisioner.go getDaemonSetPods, state/cluster.go UpdateDaemonSet): a
+// webhook or VPA may have changed its requests. The template's required node
+// affinity still applies (the controller pins each pod to its node).
+TEST(Schedule, DaemonSetOverheadComesFromItsNewestPod) {
+  auto r = Request();
+  *r.add_daemon_sets() = Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" uid: "ds-uid" }
+      spec { template { spec { containers { name: "d" resources { requests { key: "cpu" value: "500m" } } } } } })pb");
+  auto daemon_pod = [](const std::string& name, const std::string& created, const std::string& cpu,
+                       const std::string& owner_uid) {
+    v1::Pod p = Pod(name, cpu, "64Mi", absl::StrCat(R"pb(metadata { namespace: "kube-system" creation_timestamp: ")pb",
+        created, R"pb(" owner_references { kind: "DaemonSet" name: "ds" uid: ")pb", owner_uid,
+        R"pb(" controller: true } } spec { node_name: "elsewhere" })pb"));
+    return p;
+  };
+  *r.add_pods() = daemon_pod("ds-old", "2026-01-01T00:00:00Z", "100m", "ds-uid");
+  *r.add_pods() = daemon_pod("ds-new", "2026-03-01T00:00:00Z", "2", "ds-uid");
+  *r.add_pods() = daemon_pod("ds-tie", "2026-03-01T00:00:00Z", "3", "ds-uid");  // equally new: first wins
+  *r.add_pods() = daemon_pod("other", "2026-06-01T00:00:00Z", "4", "other-uid");  // another owner
+  *r.add_pods() = Pod("a", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"), "3");  // 1 + ds-new's 2
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("memory"), "1088Mi");
+
+  // A DaemonSet without a uid (hand-written manifests) owns pods that name it.
+  r.mutable_daemon_sets(0)->mutable_metadata()->clear_uid();
+  EXPECT_EQ(MustSchedule(r).new_node_claims(0).requests().at("cpu"), "5");  // "other", newest, names ds
+
+  // The template's required node affinity replaces the pod's: here it
+  // excludes every type, so the DaemonSet adds nothing.
+  r.mutable_daemon_sets(0)->mutable_metadata()->set_uid("ds-uid");
+  *r.mutable_daemon_sets(0)->mutable_spec()->mutable_template_()->mutable_spec()->mutable_affinity() =
+      Parse<v1::Affinity>(R"pb(node_affinity { required_during_scheduling_ignored_during_execution {
+        node_selector_terms { match_expressions { key: "kubernetes.io/arch" operator: "In" values: "s390x" } } } })pb");
+  EXPECT_EQ(MustSchedule(r).new_node_claims(0).requests().at("cpu"), "1");
+}
+
 TEST(Schedule, InitContainersAndSidecarsAndOverhead) {
   auto r = Request();
   *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec {

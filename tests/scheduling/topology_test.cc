@@ -316,5 +316,51 @@ TEST(Topology, ScheduleAnywayRelaxedInKarpentersSwapOrder) {
   EXPECT_EQ(resp.new_node_claims_size(), 2);
 }
 
+// Which namespaces an anti-affinity term covers (Karpenter's
+// buildNamespaceList, topology.go): a db pod in namespace "data" runs on the
+// existing node n1 (test-zone-1); "web" keeps off its zone only when the
+// term selects "data".
+TEST(Topology, AntiAffinityNamespacesAndNamespaceSelector) {
+  struct Case {
+    const char* name;
+    const char* term_namespaces;  // text-proto fields of the term
+    bool namespace_object;        // send Namespace data {team: data}
+    bool avoids_db_zone;
+  };
+  const Case cases[] = {
+      {"own namespace only", "", true, false},
+      {"listed namespace", R"pb(namespaces: "data")pb", false, true},
+      {"other listed namespace", R"pb(namespaces: "other")pb", true, false},
+      {"selector on a Namespace label", R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb", true, true},
+      {"selector without the Namespace object", R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb", false, false},
+      {"selector on the name label the API server sets", R"pb(namespace_selector { match_labels { key: "kubernetes.io/metadata.name" value: "data" } })pb", false, true},
+      {"empty selector: every namespace", R"pb(namespace_selector {})pb", false, true},
+      {"selector matching no namespace", R"pb(namespace_selector { match_labels { key: "team" value: "web" } })pb", true, false},
+  };
+  for (const Case& c : cases) {
+    auto r = Request();
+    *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+        status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "8Gi" } allocatable { key: "pods" value: "10" } })pb");
+    v1::Pod db = Pod("db", "100m", "100Mi", R"pb(metadata { namespace: "data" labels { key: "app" value: "db" } })pb");
+    db.mutable_spec()->set_node_name("n1");
+    *r.add_pods() = db;
+    if (c.namespace_object)
+      *r.add_namespaces() = Parse<v1::Namespace>(R"pb(metadata { name: "data" labels { key: "team" value: "data" } })pb");
+    *r.add_pods() = Pod("web", "1", "1Gi", absl::StrCat(R"pb(spec { affinity { pod_anti_affinity {
+        required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
+          label_selector { match_labels { key: "app" value: "db" } } )pb", c.term_namespaces, " } } } }"));
+    auto resp = MustSchedule(r);
+    ASSERT_TRUE(resp.unschedulable().empty()) << c.name << ": " << resp.unschedulable(0).reason();
+    if (c.avoids_db_zone) {
+      EXPECT_EQ(resp.existing_nodes_size(), 0) << c.name;
+      ASSERT_EQ(resp.new_node_claims_size(), 1) << c.name;
+      EXPECT_NE(resp.new_node_claims(0).launch().zone(), "test-zone-1") << c.name;
+    } else {
+      ASSERT_EQ(resp.existing_nodes_size(), 1) << c.name;
+      EXPECT_EQ(resp.existing_nodes(0).name(), "n1") << c.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nodeplan::testing

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/workload.h"
@@ -129,6 +130,25 @@ v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
   return term;
 }
 
+// web-1 (on node-1) keeps away from app=cache pods in namespaces labelled
+// team=data; the bound cache pod moves to namespace "data", which carries
+// that label only when `namespace_object` sends the Namespace.
+void AntiAffinityAcrossNamespaces(Plan& p, bool namespace_object) {
+  p.pod("bound-1").mutable_metadata()->set_namespace_("data");
+  if (namespace_object) {
+    v1::Namespace* ns = p.req.add_namespaces();
+    ns->mutable_metadata()->set_name("data");
+    (*ns->mutable_metadata()->mutable_labels())["team"] = "data";
+  }
+  v1::PodAffinityTerm term = Term("cache", kHost);
+  *term.mutable_namespace_selector() = MatchLabels({{"team", "data"}});
+  *p.pod("web-1")
+       .mutable_spec()
+       ->mutable_affinity()
+       ->mutable_pod_anti_affinity()
+       ->add_required_during_scheduling_ignored_during_execution() = term;
+}
+
 void AddSpread(v1::Pod& pod, const std::string& key) {
   auto* c = pod.mutable_spec()->add_topology_spread_constraints();
   c->set_max_skew(1);
@@ -152,6 +172,29 @@ v1::DaemonSet* AddDaemon(Plan& plan, const std::string& cpu) {
   c->set_name("agent");
   (*c->mutable_resources()->mutable_requests())["cpu"] = cpu;
   return ds;
+}
+
+// The "agent" DaemonSet with `template_cpu`, and two pods it controls: an
+// older one asking 2 CPUs and the newest asking `newest_cpu`, whose
+// requests are what a node pays.
+void AddDaemonWithPods(Plan& plan, const std::string& template_cpu,
+                       const std::string& newest_cpu) {
+  AddDaemon(plan, template_cpu)->mutable_metadata()->set_uid("agent-uid");
+  const std::pair<const char*, std::string> pods[] = {
+      {"2026-01-01T00:00:00Z", "2"}, {"2026-02-01T00:00:00Z", newest_cpu}};
+  int i = 0;
+  for (const auto& [created, cpu] : pods) {
+    v1::Pod pod =
+        MakePod(absl::StrCat("agent-", i++), "kube-system", cpu, "64Mi");
+    pod.mutable_metadata()->set_creation_timestamp(created);
+    v1::OwnerReference* owner = pod.mutable_metadata()->add_owner_references();
+    owner->set_kind("DaemonSet");
+    owner->set_name("agent");
+    owner->set_uid("agent-uid");
+    owner->set_controller(true);
+    pod.mutable_spec()->set_node_name("node-elsewhere");
+    *plan.req.add_pods() = pod;
+  }
 }
 
 struct Case {
@@ -292,6 +335,10 @@ std::vector<Case> Cases() {
                ->mutable_requests())["nvidia.com/gpu"] = "1";
        },
        "resources"},
+      {"DaemonSet overhead from its newest pod",
+       [](Plan& p) { AddDaemonWithPods(p, "10m", "500m"); }, "resources"},
+      {"DaemonSet's newest pod smaller than its template",
+       [](Plan& p) { AddDaemonWithPods(p, "500m", "10m"); }, ""},
       {"DaemonSet that cannot run there does not count",
        [](Plan& p) {
          (*AddDaemon(p, "500m")
@@ -500,6 +547,11 @@ std::vector<Case> Cases() {
              Term("web", kHost);
        },
        "pod-anti-affinity"},
+      {"anti-affinity across namespaces by namespaceSelector",
+       [](Plan& p) { AntiAffinityAcrossNamespaces(p, true); },
+       "pod-anti-affinity"},
+      {"namespaceSelector matching no known namespace",
+       [](Plan& p) { AntiAffinityAcrossNamespaces(p, false); }, ""},
       {"anti-affinity against an undecided zone",
        [](Plan& p) {
          *p.pod("bound-1")

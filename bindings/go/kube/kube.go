@@ -1,8 +1,9 @@
 // Package kube converts Kubernetes objects into nodeplan messages through
-// their JSON: k8s.io/api objects (Pods, Nodes, DaemonSets, Deployments,
-// PodDisruptionBudgets, volumes, StorageClasses and their lists), Karpenter's
-// NodePools and NodeClaims (sigs.k8s.io/karpenter types, or unstructured
-// objects and maps as a dynamic client returns them), and raw JSON.
+// their JSON: k8s.io/api objects (Pods, Nodes, Namespaces, DaemonSets,
+// Deployments, PodDisruptionBudgets, volumes, StorageClasses and their lists),
+// Karpenter's NodePools and NodeClaims (sigs.k8s.io/karpenter types, or
+// unstructured objects and maps as a dynamic client returns them), and raw
+// JSON.
 //
 // It is a module of its own so that the core binding
 // (github.com/nodeplan/nodeplan/bindings/go) pulls in no client libraries.
@@ -108,6 +109,7 @@ func ScheduleRequest(base *nodeplanv1.ScheduleRequest, objs ...any) (*nodeplanv1
 	req.NodeClasses = append(req.NodeClasses, set.NodeClasses...)
 	req.NodeOverlays = append(req.NodeOverlays, set.NodeOverlays...)
 	req.Nodes = append(req.Nodes, set.Nodes...)
+	req.Namespaces = append(req.Namespaces, set.Namespaces...)
 	req.NodeClaims = append(req.NodeClaims, set.NodeClaims...)
 	req.Pods = append(req.Pods, set.Pods...)
 	req.DaemonSets = append(req.DaemonSets, set.DaemonSets...)
@@ -130,6 +132,8 @@ func add(set *nodeplanv1.ManifestSet, obj any) error {
 	case *corev1.PodList:
 		return addItems(set, o.Items)
 	case *corev1.NodeList:
+		return addItems(set, o.Items)
+	case *corev1.NamespaceList:
 		return addItems(set, o.Items)
 	case *appsv1.DaemonSetList:
 		return addItems(set, o.Items)
@@ -171,6 +175,9 @@ func add(set *nodeplanv1.ManifestSet, obj any) error {
 	case "Node":
 		m := &nodeplanv1.Node{}
 		set.Nodes, msg = append(set.Nodes, m), m
+	case "Namespace":
+		m := &nodeplanv1.Namespace{}
+		set.Namespaces, msg = append(set.Namespaces, m), m
 	case "DaemonSet":
 		m := &nodeplanv1.DaemonSet{}
 		set.DaemonSets, msg = append(set.DaemonSets, m), m
@@ -224,6 +231,8 @@ func kindOf(obj any) (string, error) {
 		return "Pod", nil
 	case *corev1.Node, corev1.Node:
 		return "Node", nil
+	case *corev1.Namespace, corev1.Namespace:
+		return "Namespace", nil
 	case *appsv1.DaemonSet, appsv1.DaemonSet:
 		return "DaemonSet", nil
 	case *appsv1.Deployment, appsv1.Deployment:

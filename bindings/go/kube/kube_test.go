@@ -125,12 +125,17 @@ func TestManifestSetAndScheduleRequest(t *testing.T) {
 	if set.PodDisruptionBudgets[0].Spec.MaxUnavailable != "1" {
 		t.Errorf("maxUnavailable %q", set.PodDisruptionBudgets[0].Spec.MaxUnavailable)
 	}
-	req, err := kube.ScheduleRequest(nil, list, nodePool)
+	namespaces := &corev1.NamespaceList{Items: []corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: map[string]string{"team": "data"}}}}}
+	req, err := kube.ScheduleRequest(nil, list, nodePool, namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(req.Pods) != 2 || len(req.NodePools) != 1 || req.CatalogRef != "aws" {
 		t.Fatalf("request %v", req)
+	}
+	if len(req.Namespaces) != 1 || req.Namespaces[0].Metadata.Labels["team"] != "data" {
+		t.Errorf("namespaces %v", req.Namespaces)
 	}
 }
 

@@ -23,6 +23,7 @@ from nodeplan.v1 import k8s_pb2, karpenter_pb2, manifest_pb2, schedule_pb2
 KINDS = {
     "Pod": (k8s_pb2.Pod, "pods", "pods"),
     "Node": (k8s_pb2.Node, "nodes", "nodes"),
+    "Namespace": (k8s_pb2.Namespace, "namespaces", "namespaces"),
     "DaemonSet": (k8s_pb2.DaemonSet, "daemon_sets", "daemon_sets"),
     "Deployment": (k8s_pb2.Deployment, "deployments", "deployments"),
     "PodDisruptionBudget": (k8s_pb2.PodDisruptionBudget,
@@ -181,8 +182,8 @@ def manifest_set(objs):
 
 def schedule_request(objs, **fields):
     """A ScheduleRequest from objects (NodePools, NodeClasses, Nodes,
-    NodeClaims, Pods, DaemonSets, Deployments, volumes); `fields` sets other
-    ScheduleRequest fields (catalog_ref="aws", options=...)."""
+    NodeClaims, Namespaces, Pods, DaemonSets, Deployments, volumes); `fields`
+    sets other ScheduleRequest fields (catalog_ref="aws", options=...)."""
     request = schedule_pb2.ScheduleRequest(**fields)
     merge_into_request(manifest_set(objs), request)
     return request

@@ -112,6 +112,14 @@ def test_schedule_request_routes_kinds():
     assert len(request.pods) == 1 and len(request.node_pools) == 1
 
 
+def test_namespaces_reach_the_request_with_their_labels():
+    namespace = client.V1Namespace(metadata=client.V1ObjectMeta(
+        name="data", labels={"team": "data"}))
+    request = kube.schedule_request([namespace, _pod()])
+    assert [n.metadata.name for n in request.namespaces] == ["data"]
+    assert request.namespaces[0].metadata.labels["team"] == "data"
+
+
 def test_unsupported_kind_is_named():
     with pytest.raises(ValueError, match="ConfigMap"):
         kube.to_message({"apiVersion": "v1", "kind": "ConfigMap",
