@@ -386,6 +386,7 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     std::sort(labels.begin(), labels.end());
     for (const auto& [key, value] : labels)
       pool.reqs.Add(InReq(in.Intern(Normalize(key)), in.Intern(value)), in);
+    pool.template_reqs = pool.reqs;
     pool.reqs.Add(InReq(k.nodepool, in.Intern(pool.name)), in);
     const auto& ref = tmpl.spec().node_class_ref();
     if (!ref.kind().empty()) {
@@ -420,15 +421,23 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     }
     pool.types = Bits(n);
     pool.offering_mask.assign(n, 0);
+    pool.catalog = Bits(n);
+    pool.catalog_offering_mask.assign(n, 0);
     const CatalogGroup& group = (*groups)[GroupOf(*groups, np)];
     for (size_t i = group.begin; i < group.end; ++i) {
       const InstanceType& it = c.types[i];
+      pool.catalog.Set(i);
+      for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
+        const Offering& o = it.offerings[j];
+        if (o.available &&
+            (class_zones.empty() || class_zones.contains(o.zone)))
+          pool.catalog_offering_mask[i] |= uint64_t{1} << j;
+      }
       if (!Intersects(it.reqs, pool.reqs, in, nullptr)) continue;
       uint64_t mask = 0;
       for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
         const Offering& o = it.offerings[j];
-        if (!o.available) continue;
-        if (!class_zones.empty() && !class_zones.contains(o.zone)) continue;
+        if (!(pool.catalog_offering_mask[i] >> j & 1)) continue;
         if (!OfferingCompatible(o, pool.reqs, k, in)) continue;
         mask |= uint64_t{1} << j;
       }

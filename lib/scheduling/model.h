@@ -48,12 +48,20 @@ struct Pool {
   v1::NodePool proto;
   int32_t weight = 0;
   Reqs reqs;  // template requirements incl. labels (with minValues)
+  // The template's own requirements and labels only (no nodepool, NodeClass,
+  // registered or initialized keys): what Karpenter's buildDomainGroups reads.
+  Reqs template_reqs;
   std::vector<v1::Taint> taints;
   // Instance types this NodePool can launch (requirements intersect, an
   // available compatible offering exists), and per type a mask of the
   // offerings available to it (NodeClass zones, unavailable offerings).
   Bits types;
   std::vector<uint64_t> offering_mask;
+  // Every instance type of the NodePool's catalog, compatible or not (what
+  // the cloud provider returns for it), and per type its available offerings
+  // in the NodeClass zones: the topology domain universe is built from these.
+  Bits catalog;
+  std::vector<uint64_t> catalog_offering_mask;
   bool has_limits = false;
   ResVec limits;
   uint32_t limit_mask = 0;

@@ -58,6 +58,14 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
   if (o.max_instance_types() > 0)
     out.max_instance_types = o.max_instance_types();
   out.reserved_capacity = !o.has_reserved_capacity() || o.reserved_capacity();
+  if (o.spread_bookkeeping() == "Karpenter") {
+    out.karpenter_spread_groups = true;
+  } else if (!o.spread_bookkeeping().empty() &&
+             o.spread_bookkeeping() != "Consistent") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.spreadBookkeeping: \"", o.spread_bookkeeping(),
+                     "\" is not one of Consistent, Karpenter"));
+  }
   return out;
 }
 
@@ -200,6 +208,20 @@ bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
   return false;
 }
 
+// The entries of `v` that occur an odd number of times, sorted: what is left
+// of a list hashed as a set by XOR, where equal entries cancel in pairs.
+std::vector<std::string> OddOnes(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j < v.size() && v[j] == v[i]) ++j;
+    if ((j - i) % 2 == 1) out.push_back(v[i]);
+    i = j;
+  }
+  return out;
+}
+
 class Round {
  public:
   Round(const Compiled& c, const v1::ScheduleRequest& req, Options opt)
@@ -234,10 +256,14 @@ class Round {
   // Views and relaxation.
   bool Relax(const PodClass& cls, RelaxState& s) const;
   const View* GetView(int cls, int level);
+  // For spreads under spreadBookkeeping "Karpenter", `first_term` and
+  // `tols` are the pod's required terms and tolerations at its relaxation
+  // level (they shape the node filter and the group's identity).
   int GroupFor(GroupType type, const std::string& key, Id ns_default,
                const v1::PodAffinityTerm* term,
                const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
-               bool inverse);
+               bool inverse, size_t first_term = 0,
+               const std::vector<Toleration>* tols = nullptr);
   void CountDomains(TopologyGroup& g);
   // Built on first use: only namespaceSelector terms need it.
   const KnownNamespaces& Namespaces();
@@ -964,6 +990,13 @@ void Round::CompilePoolStates() {
 }
 
 void Round::BuildDomainUniverse() {
+  // Karpenter's buildDomainGroups (topology.go): for every NodePool and every
+  // instance type the cloud provider returns for it (compatible or not, and
+  // also for NodePools that can launch nothing), the template requirements,
+  // the template labels and the type's requirements are intersected, and
+  // every value of every resulting requirement is a domain (a NotIn's
+  // excluded values too: Requirement.Values lists them). Then every value of
+  // the template's own In requirements. (benchmarks/karpenter, class B.)
   absl::flat_hash_map<Id, absl::flat_hash_map<Id, size_t>> index;
   auto insert = [&](Id key, Id domain, int pool) {
     auto& list = universe_[key];
@@ -975,27 +1008,25 @@ void Round::BuildDomainUniverse() {
   };
   for (size_t p = 0; p < c_.pools.size(); ++p) {
     const Pool& pool = c_.pools[p];
-    if (pools_[p].dropped) continue;
-    pool.types.ForEach([&](size_t i) {
-      Reqs r = pool.reqs;
-      r.AddAll(c_.types[i].reqs, in_);
-      for (const Req& q : r.items()) {
-        if (q.complement) continue;
-        if (q.key == k_.zone || q.key == k_.capacity_type) {
-          // Only offerings this NodePool can use.
-          uint64_t mask = pools_.size() ? c_.pools[p].offering_mask[i] : 0;
-          for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j) {
-            if (!(mask >> j & 1)) continue;
-            const Offering& o = c_.types[i].offerings[j];
-            Id v = q.key == k_.zone ? o.zone : o.capacity_type;
-            if (Has(q, v, in_)) insert(q.key, v, static_cast<int>(p));
-          }
-          continue;
+    pool.catalog.ForEach([&](size_t i) {
+      const InstanceType& type = c_.types[i];
+      // The type's zones and capacity types are those of its available
+      // offerings in the NodeClass zones.
+      std::vector<Id> zones, cts;
+      for (size_t j = 0; j < type.offerings.size() && j < 64; ++j)
+        if (pool.catalog_offering_mask[i] >> j & 1) {
+          zones.push_back(type.offerings[j].zone);
+          cts.push_back(type.offerings[j].capacity_type);
         }
+      Reqs r = pool.template_reqs;
+      for (const Req& q : type.reqs.items())
+        if (q.key != k_.zone && q.key != k_.capacity_type) r.Add(q, in_);
+      r.Add(MakeReq(k_.zone, "In", zones, in_), in_);
+      r.Add(MakeReq(k_.capacity_type, "In", cts, in_), in_);
+      for (const Req& q : r.items())
         for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
-      }
     });
-    for (const Req& q : pool.reqs.items())
+    for (const Req& q : pool.template_reqs.items())
       if (!q.complement)
         for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
   }
@@ -1014,6 +1045,7 @@ void Round::BuildInverseFromBound() {
                  ? "default"
                  : b.pod->metadata().namespace_();
     tmp.ns_id = b.ns;
+    tmp.tolerations = CompileTolerations(b.pod->spec().tolerations());
     const auto& node_labels = req_.nodes(b.node).metadata().labels();
     for (const auto& t : terms) {
       int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t,
@@ -1085,14 +1117,29 @@ const View* Round::GetView(int ci, int level) {
   v->tols = cls.tolerations;
   if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
   // Topology groups the pod owns at this relaxation level.
-  int anyway_seen = 0;
-  for (const auto& t : cls.spreads) {
-    if (t.when_unsatisfiable() == "ScheduleAnyway") {
-      if (opt_.ignore_preferences) continue;
-      if (anyway_seen++ < s.anyway_dropped) continue;
-    }
-    v->groups.push_back(GroupFor(GroupType::kSpread, t.topology_key(),
-                                 cls.ns_id, nullptr, &t, cls, false));
+  // Karpenter drops ScheduleAnyway spreads one per step, the first one left,
+  // moving the last constraint into its slot (preferences.go
+  // removeTopologySpreadScheduleAnyway): with three or more, the order is
+  // not declaration order.
+  std::vector<const v1::TopologySpreadConstraint*> spreads;
+  for (const auto& t : cls.spreads) spreads.push_back(&t);
+  for (int k = 0; k < s.anyway_dropped; ++k) {
+    auto it = std::find_if(spreads.begin(), spreads.end(), [](const auto* t) {
+      return t->when_unsatisfiable() == "ScheduleAnyway";
+    });
+    if (it == spreads.end()) break;
+    *it = spreads.back();
+    spreads.pop_back();
+  }
+  for (const v1::TopologySpreadConstraint* t : spreads) {
+    if (t->when_unsatisfiable() == "ScheduleAnyway" && opt_.ignore_preferences)
+      continue;
+    v->groups.push_back(opt_.karpenter_spread_groups
+                            ? GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false,
+                                       s.req_dropped, &v->tols)
+                            : GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false));
   }
   for (const auto& t : cls.req_affinity)
     v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(),
@@ -1128,7 +1175,8 @@ const View* Round::GetView(int ci, int level) {
 int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
                     const v1::PodAffinityTerm* term,
                     const v1::TopologySpreadConstraint* tsc,
-                    const PodClass& cls, bool inverse) {
+                    const PodClass& cls, bool inverse, size_t first_term,
+                    const std::vector<Toleration>* tols) {
   TopologyGroup g;
   g.type = type;
   g.key = in_.Intern(key_text);
@@ -1161,25 +1209,52 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
     g.filter.active = true;
     g.filter.honor_taints = tsc->node_taints_policy() == "Honor";
     g.filter.honor_affinity = tsc->node_affinity_policy() != "Ignore";
-    g.filter.tolerations = cls.tolerations;
-    // Node filter: nodeSelector, ANDed with each required term (ORed).
+    g.filter.tolerations = tols ? *tols : cls.tolerations;
+    // Node filter: nodeSelector, ANDed with each required term (ORed) the
+    // pod still has at its relaxation level.
     if (cls.required_terms.empty()) {
       g.filter.alternatives.push_back(cls.node_selector);
     } else {
-      for (const Reqs& t : cls.required_terms) {
+      for (size_t i = first_term; i < cls.required_terms.size(); ++i) {
         Reqs r = cls.node_selector;
-        r.AddAll(t, in_);
+        r.AddAll(cls.required_terms[i], in_);
         g.filter.alternatives.push_back(std::move(r));
       }
     }
     absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints,
                     g.filter.honor_affinity, "|");
-    for (const Reqs& r : g.filter.alternatives)
-      absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
-    if (g.filter.honor_taints)
-      for (const auto& t : cls.tolerations)
-        absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
-                        ";");
+    if (tols == nullptr) {
+      for (const Reqs& r : g.filter.alternatives)
+        absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
+      if (g.filter.honor_taints)
+        for (const auto& t : cls.tolerations)
+          absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
+                          ";");
+    } else {
+      // spreadBookkeeping "Karpenter": Karpenter shares a spread group
+      // between pods whose TopologyGroup.Hash (topologygroup.go) is equal.
+      // That hash sees a requirement only through its exported fields, the
+      // key (and minValues), and hashes the filter's terms and the
+      // tolerations as sets by XOR, so identical entries cancel in pairs.
+      // The first pod's filter then serves the whole group, and a relaxation
+      // that changes the terms or tolerations (dropping a required term,
+      // tolerating PreferNoSchedule) moves the pod to another group that has
+      // counted only the bound pods and the placements made since it was
+      // created. (benchmarks/karpenter cases random-30, random-172,
+      // random-593, random-710, random-757, random-861.)
+      std::vector<std::string> key_sets, tol_set;
+      for (const Reqs& r : g.filter.alternatives) {
+        std::vector<std::string> keys;
+        for (const Req& q : r.items()) keys.push_back(in_.Str(q.key));
+        std::sort(keys.begin(), keys.end());
+        key_sets.push_back(absl::StrJoin(keys, ","));
+      }
+      for (const auto& t : g.filter.tolerations)
+        tol_set.push_back(
+            absl::StrCat(t.key, ",", t.op, ",", t.value, ",", t.effect));
+      absl::StrAppend(&sig, absl::StrJoin(OddOnes(key_sets), ";"), "|",
+                      absl::StrJoin(OddOnes(tol_set), ";"), "|");
+    }
   } else {
     g.max_skew = std::numeric_limits<int32_t>::max();
     if (term->has_label_selector()) {
@@ -1195,13 +1270,23 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
   auto it = group_index_.find(sig);
   if (it != group_index_.end()) return it->second;
   g.selector = CompileSelector(selector, in_);
-  // Initial domains from the NodePools (taint policy honoured).
+  // Initial domains from the NodePools, those whose taints the pod creating
+  // the group tolerates when taints are honoured. Pod affinity and
+  // anti-affinity groups always honour them: their node filter is Karpenter's
+  // zero value, whose empty taint policy is not "Ignore"
+  // (topologydomaingroup.go ForEachDomain). So a zone anti-affinity of a pod
+  // that does not tolerate the only NodePool's taint (even PreferNoSchedule,
+  // before relaxation adds the toleration) has no zone to go to.
+  // (benchmarks/karpenter cases random-568, random-861, random-924.)
+  const bool honor_taints = tsc == nullptr || g.filter.honor_taints;
+  const std::vector<Toleration>& creator_tols =
+      tsc != nullptr ? g.filter.tolerations : cls.tolerations;
   if (auto u = universe_.find(g.key); u != universe_.end()) {
     for (const auto& [domain, pools] : u->second) {
-      bool ok = !g.filter.honor_taints;
+      bool ok = !honor_taints;
       for (int p : pools) {
         if (ok) break;
-        if (Tolerates(c_.pools[p].taints, cls.tolerations, nullptr)) ok = true;
+        if (Tolerates(c_.pools[p].taints, creator_tols, nullptr)) ok = true;
       }
       if (ok) g.Register(domain);
     }

@@ -23,6 +23,9 @@ struct Options {
   bool best_effort_min_values = false;
   int max_instance_types = 600;
   bool reserved_capacity = true;
+  // spreadBookkeeping "Karpenter": spread groups identified and split as
+  // Karpenter's TopologyGroup.Hash does (see schedule.proto).
+  bool karpenter_spread_groups = false;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);

@@ -337,6 +337,32 @@ TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
   EXPECT_EQ(resp.existing_nodes(0).kind(), "Node");
 }
 
+// Deliberate deviation (benchmarks/karpenter/DEVIATIONS.md, class C): in
+// Karpenter an existing node's requirements become the merged requirements
+// of every pod placed on it (pkg/controllers/provisioning/scheduling/
+// existingnode.go Add), so after "a" (preferring team NotIn [green]) lands on
+// the node, the key counts as defined there and "b", which requires team In
+// [blue], is placed on a node without a team label; kube-scheduler would not
+// bind it. nodeplan checks a pod against the node's own labels and leaves "b"
+// unschedulable (cases/random-6).
+TEST(Schedule, ExistingNodeKeepsItsOwnLabelsForLaterPods) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      taints { key: "dedicated" value: "x" effect: "NoSchedule" } } } })pb"));
+  *r.add_nodes() = ExistingNode("n1", "8", true);
+  *r.add_pods() = Pod("a", "2", "1Gi", R"pb(spec { affinity { node_affinity {
+      preferred_during_scheduling_ignored_during_execution { weight: 10 preference {
+        match_expressions { key: "example.com/team" operator: "NotIn" values: "green" } } } } } })pb");
+  *r.add_pods() = Pod("b", "1", "1Gi", R"pb(spec { affinity { node_affinity {
+      required_during_scheduling_ignored_during_execution { node_selector_terms {
+        match_expressions { key: "example.com/team" operator: "In" values: "blue" } } } } } })pb");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.existing_nodes_size(), 1);
+  EXPECT_THAT(resp.existing_nodes(0).pods(), ::testing::ElementsAre("default/a"));
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_EQ(resp.unschedulable(0).pod(), "default/b");
+}
+
 TEST(Schedule, BoundPodsConsumeExistingCapacity) {
   auto r = Request();
   *r.add_nodes() = ExistingNode("n1", "2", true);

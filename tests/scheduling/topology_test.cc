@@ -26,6 +26,15 @@ std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
   return out;
 }
 
+// An existing node "n1" with room for a few pods, labelled key=value.
+v1::Node NodeN1(const std::string& key, const std::string& value) {
+  return Parse<v1::Node>(absl::StrCat(R"pb(metadata { name: "n1" labels { key: ")pb", key, R"pb(" value: ")pb",
+                                      value, R"pb(" }
+        labels { key: "kubernetes.io/hostname" value: "n1" } }
+      status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
+               allocatable { key: "pods" value: "10" } })pb"));
+}
+
 TEST(Topology, ZoneSpreadBalancesAcrossZones) {
   auto r = Request();
   for (int i = 0; i < 6; ++i)
@@ -176,6 +185,135 @@ TEST(Topology, PreferredAntiAffinityIsRelaxed) {
           pod_affinity_term { topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } } })pb");
   auto resp = MustSchedule(r);
   EXPECT_TRUE(resp.unschedulable().empty());
+}
+
+
+// Karpenter's buildDomainGroups (pkg/controllers/provisioning/scheduling/
+// topology.go) intersects each NodePool's requirements with every instance
+// type key by key, also for a NodePool that can launch nothing: `size In
+// [huge]` matches no type here, yet the types' capacity types still make
+// spot a domain. With one matching pod on the on-demand node, a second one
+// there would skew 2 against an empty spot domain, so Karpenter leaves it
+// unschedulable (benchmarks/karpenter/cases/random-25, class B).
+TEST(Topology, DomainsComeFromNodePoolsThatLaunchNothing) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      requirements { key: "size" operator: "In" values: "huge" } } } })pb"));
+  *r.add_nodes() = NodeN1("karpenter.sh/capacity-type", "on-demand");
+  v1::Pod bound = Pod("old", "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  bound.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = bound;
+  *r.add_pods() = Pod("p", "1", "1Gi", Spread("karpenter.sh/capacity-type", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.existing_nodes().empty());
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+}
+
+// A NodePool's `NotIn` on a key no instance type defines stays a NotIn after
+// the intersection, and Requirement.Values lists its excluded values: they
+// become domains too (topology.go buildDomainGroups). Here team has domains
+// {blue, green}: green stays empty, so a second matching pod on blue would
+// skew 2 and is unschedulable (with only {blue} it would join the first).
+TEST(Topology, NotInValuesOfANodePoolAreDomains) {
+  auto r = Request();
+  r.clear_node_pools();
+  *r.add_node_pools() = NodePool("a", R"pb(spec { template { spec {
+      requirements { key: "example.com/team" operator: "NotIn" values: "green" } } } })pb");
+  *r.add_node_pools() = NodePool("b", R"pb(spec { template {
+      metadata { labels { key: "example.com/team" value: "blue" } } } })pb");
+  for (int i = 0; i < 2; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", Spread("example.com/team", 1));
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).pods_size(), 1);
+  EXPECT_EQ(resp.unschedulable_size(), 1);
+}
+
+// Pod affinity and anti-affinity groups take their initial domains only
+// from NodePools whose taints the pod tolerates: their node filter is
+// Karpenter's zero value, whose empty taint policy is not "Ignore"
+// (pkg/controllers/provisioning/scheduling/topologydomaingroup.go
+// ForEachDomain). The group is built before relaxation, so even a
+// PreferNoSchedule taint the pod later tolerates leaves its zone
+// anti-affinity without a zone: unschedulable (benchmarks/karpenter
+// cases/random-568).
+TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
+  const char* anti = R"pb(metadata { labels { key: "app" value: "db" } }
+      spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+        topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } })pb";
+  *r.add_pods() = Pod("p", "1", "1Gi", anti);
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  EXPECT_THAT(ReasonFor(resp, "default/p"), HasSubstr("unsatisfiable topology constraint for pod anti-affinity"));
+  // Tolerating the taint from the start gives the group its zones.
+  r.mutable_pods(0)->MergeFrom(Parse<v1::Pod>(R"pb(spec { tolerations { key: "dedicated" operator: "Exists" } })pb"));
+  EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
+}
+
+// Karpenter identifies a spread group by TopologyGroup.Hash
+// (pkg/controllers/provisioning/scheduling/topologygroup.go), which includes
+// the pod's tolerations. Relaxing a pod to tolerate PreferNoSchedule
+// therefore moves it to a new group that counts only bound pods, not the
+// placements made earlier in the round. Here the second pod fails at first
+// (zone-1 would skew 2 against the empty zones; the only NodePool has a
+// PreferNoSchedule taint), then, relaxed, sees zone-1 empty and joins the
+// first on the existing node: what spreadBookkeeping "Karpenter" reproduces
+// (benchmarks/karpenter cases random-710, random-861). The default keeps one
+// group per constraint and opens a NodeClaim in another zone instead.
+TEST(Topology, KarpenterSpreadBookkeepingResetsCountsOnRelaxation) {
+  auto r = Request();
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+      taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
+  *r.add_nodes() = NodeN1("topology.kubernetes.io/zone", "test-zone-1");
+  for (int i = 0; i < 3; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+  auto on_node = [](const v1::ScheduleResponse& resp) {
+    return resp.existing_nodes().empty() ? 0 : resp.existing_nodes(0).pods_size();
+  };
+  auto consistent = MustSchedule(r);
+  EXPECT_EQ(on_node(consistent), 1);
+  EXPECT_EQ(consistent.new_node_claims_size(), 2);
+  r.mutable_options()->set_spread_bookkeeping("Karpenter");
+  auto karpenter = MustSchedule(r);
+  EXPECT_EQ(on_node(karpenter), 2);
+  EXPECT_EQ(karpenter.new_node_claims_size(), 1);
+  EXPECT_TRUE(karpenter.unschedulable().empty());
+}
+
+TEST(Topology, SpreadBookkeepingRejectsUnknownValues) {
+  auto r = Request();
+  r.mutable_options()->set_spread_bookkeeping("Sometimes");
+  auto resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(std::string(resp.status().message()), HasSubstr("options.spreadBookkeeping"));
+}
+
+// Karpenter relaxes ScheduleAnyway spreads by removing the first one left
+// and moving the last constraint into its slot
+// (pkg/controllers/provisioning/scheduling/preferences.go
+// removeTopologySpreadScheduleAnyway). With [rack, hostname, row] the rack
+// spread goes first, then row (now in the first slot), so the hostname
+// spread survives and the two pods get a node each; in declaration order
+// the hostname spread would have gone second and the pods would share one.
+TEST(Topology, ScheduleAnywayRelaxedInKarpentersSwapOrder) {
+  auto r = Request();
+  auto anyway = [](const std::string& key) {
+    return absl::StrCat(R"pb(spec { topology_spread_constraints { max_skew: 1 topology_key: ")pb", key,
+                        R"pb(" when_unsatisfiable: "ScheduleAnyway"
+        label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  };
+  for (int i = 0; i < 2; ++i) {
+    v1::Pod p = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+    for (const char* key : {"example.com/rack", "kubernetes.io/hostname", "example.com/row"})
+      p.MergeFrom(Parse<v1::Pod>(anyway(key)));
+    *r.add_pods() = p;
+  }
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  EXPECT_EQ(resp.new_node_claims_size(), 2);
 }
 
 // Which namespaces an anti-affinity term covers (Karpenter's

@@ -314,6 +314,27 @@ std::vector<Case> Cases() {
        "resources"},
       {"DaemonSet overhead counts", [](Plan& p) { AddDaemon(p, "500m"); },
        "resources"},
+      // Karpenter's resources.Fits counts a resource the instance type does
+      // not list as 0 (pkg/utils/resources/resources.go): a GPU pod on an
+      // option without GPUs is over allocatable, not unconstrained.
+      {"new NodeClaim lacks an extended resource",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["nvidia.com/gpu"] = "1";
+       },
+       "resources"},
+      {"existing node lacks an extended resource",
+       [](Plan& p) {
+         (*p.pod("web-1")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["nvidia.com/gpu"] = "1";
+       },
+       "resources"},
       {"DaemonSet overhead from its newest pod",
        [](Plan& p) { AddDaemonWithPods(p, "10m", "500m"); }, "resources"},
       {"DaemonSet's newest pod smaller than its template",

@@ -16,9 +16,11 @@ package kadapter
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/samber/lo"
+	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -100,6 +103,12 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 		opts.MinValuesPolicy = options.MinValuesPolicyBestEffort
 	}
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), opts)
+	// KADAPTER_LOG=1 shows Karpenter's own log lines at V(1) (relaxations,
+	// "could not schedule"): the way to see why Karpenter decided as it did.
+	if os.Getenv("KADAPTER_LOG") != "" {
+		ctx = log.IntoContext(ctx, zap.New(zap.UseDevMode(true), zap.Level(zapcore.Level(-1))))
+		log.FromContext(ctx).V(1).Info("kadapter: Karpenter log on")
+	}
 
 	// Pods: give every pod a UID (Karpenter caches per-pod data by UID) and
 	// split pending from bound ones.

@@ -6,6 +6,7 @@ package nodeplanside
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -54,6 +55,9 @@ func Request(w *workload.Workload) (*nodeplanv1.ScheduleRequest, error) {
 			PreferencePolicy: w.Options.PreferencePolicy,
 			MinValuesPolicy:  w.Options.MinValuesPolicy,
 			MaxInstanceTypes: int32(w.Options.MaxInstanceTypes),
+			// Karpenter's own spread-group bookkeeping (see DEVIATIONS.md);
+			// NODEPLAN_SPREAD_BOOKKEEPING=Consistent measures the default.
+			SpreadBookkeeping: spreadBookkeeping(),
 		},
 	}, nil
 }
@@ -112,3 +116,12 @@ func Convert(resp *nodeplanv1.ScheduleResponse) (*response.ScheduleResponse, err
 
 // Version is the loaded library's version.
 func Version() string { return nodeplan.Version() }
+
+// spreadBookkeeping is nodeplan's spreadBookkeeping option for the
+// comparison: "Karpenter" unless NODEPLAN_SPREAD_BOOKKEEPING says otherwise.
+func spreadBookkeeping() string {
+	if v := os.Getenv("NODEPLAN_SPREAD_BOOKKEEPING"); v != "" {
+		return v
+	}
+	return "Karpenter"
+}
