@@ -727,13 +727,34 @@ absl::Status Round::CompileDaemons() {
   return absl::OkStatus();
 }
 
+// The catalog entry of an in-flight NodeClaim's instance type (-1: none):
+// the one in its NodePool's catalog when there is one, else the first.
+template <typename PoolIndex>
+int InFlightType(
+    const std::map<std::string, std::string>& labels,
+    const absl::flat_hash_map<std::string, std::vector<int>>& types_by_name,
+    const std::vector<Pool>& pools, PoolIndex&& pool_index) {
+  auto type = labels.find("node.kubernetes.io/instance-type");
+  if (type == labels.end()) return -1;
+  auto entries = types_by_name.find(type->second);
+  if (entries == types_by_name.end()) return -1;
+  if (auto pool = labels.find("karpenter.sh/nodepool"); pool != labels.end()) {
+    if (int p = pool_index(pool->second); p >= 0) {
+      for (int t : entries->second)
+        if (pools[p].catalog.Test(t)) return t;
+    }
+  }
+  return entries->second.front();
+}
+
 absl::Status Round::CompileExisting() {
   // Catalog lookup by instance-type name for in-flight NodeClaims. With one
-  // AWS catalog per NodeClass a name can appear once per catalog: the first
-  // (the first NodePool's NodeClass) wins.
-  absl::flat_hash_map<std::string, int> type_by_name;
+  // AWS catalog per NodeClass a name appears once per catalog (their
+  // allocatable differs: EKS max pods, ephemeral storage): a NodeClaim's own
+  // NodePool's catalog answers first, else the first catalog that has it.
+  absl::flat_hash_map<std::string, std::vector<int>> types_by_name;
   for (size_t i = 0; i < c_.types.size(); ++i)
-    type_by_name.emplace(c_.types[i].name, i);
+    types_by_name[c_.types[i].name].push_back(static_cast<int>(i));
   absl::flat_hash_map<std::string, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
     node_index[req_.nodes(i).metadata().name()] = i;
@@ -881,10 +902,11 @@ absl::Status Round::CompileExisting() {
           dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
       if (!cap.ok()) return cap.status();
       capacity = *cap;
-    } else if (auto it = labels.find("node.kubernetes.io/instance-type");
-               it != labels.end() && type_by_name.contains(it->second)) {
-      e.remaining = c_.types[type_by_name[it->second]].allocatable;
-      capacity = c_.types[type_by_name[it->second]].capacity;
+    } else if (int t =
+                   InFlightType(labels, types_by_name, c_.pools, pool_index);
+               t >= 0) {
+      e.remaining = c_.types[t].allocatable;
+      capacity = c_.types[t].capacity;
     } else {
       continue;  // unknown size: cannot hold pods
     }

@@ -173,6 +173,36 @@ TEST(CatalogSources, EachNodeClassGetsItsOwnAwsCatalog) {
   EXPECT_TRUE(found);
 }
 
+// An in-flight NodeClaim without status.allocatable takes its size from its
+// own NodePool's catalog: m5.large exists in both NodeClass catalogs, with a
+// 20Gi volume in small-disk's and 200Gi in big-disk's.
+TEST(CatalogSources, InFlightNodeClaimSizedFromItsNodePoolsCatalog) {
+  auto r = TwoNodeClasses();
+  *r.add_node_claims() = Parse<v1::NodeClaim>(
+      R"pb(metadata {
+             name: "big-disk-inflight"
+             labels { key: "karpenter.sh/nodepool" value: "big-disk" }
+             labels { key: "node.kubernetes.io/instance-type" value: "m5.large" }
+             labels { key: "topology.kubernetes.io/zone" value: "us-east-1b" }
+             labels { key: "karpenter.sh/capacity-type" value: "on-demand" }
+           })pb");
+  *r.add_pods() = Pod(
+      "disk", "100m", "100Mi",
+      R"pb(spec {
+             node_selector { key: "karpenter.sh/nodepool" value: "big-disk" }
+             containers {
+               name: "c"
+               resources {
+                 requests { key: "ephemeral-storage" value: "100Gi" }
+               }
+             }
+           })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  ASSERT_EQ(resp.existing_nodes_size(), 1) << ReasonFor(resp, "default/disk");
+  EXPECT_EQ(resp.existing_nodes(0).name(), "big-disk-inflight");
+}
+
 TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
   auto r = TwoNodeClasses();
   // Only small-disk may take the pod: 100Gi never fits its 20Gi volume.
