@@ -714,8 +714,7 @@ TEST(LoadManifestsTest, SkipUnknownKindsReportsFindings) {
   diff.ReportDifferencesToString(&report);
   v1::ManifestSet findings;
   *findings.mutable_findings() = got->findings();
-  EXPECT_TRUE(diff.Compare(
-      ParseTextProto(R"pb(
+  EXPECT_TRUE(diff.Compare(ParseTextProto(R"pb(
         findings {
           object: "test.yaml: document 1: Service ns/s"
           message: "skipped: unsupported kind \"Service\" of apiVersion \"v1\""
@@ -725,7 +724,7 @@ TEST(LoadManifestsTest, SkipUnknownKindsReportsFindings) {
           message: "skipped: no kind: expected apiVersion and kind, or a catalog with instanceTypes"
         }
       )pb"),
-      findings))
+                           findings))
       << report;
 }
 
@@ -779,8 +778,7 @@ items:
   google::protobuf::util::MessageDifferencer diff;
   std::string report;
   diff.ReportDifferencesToString(&report);
-  EXPECT_TRUE(diff.Compare(
-      ParseTextProto(R"pb(
+  EXPECT_TRUE(diff.Compare(ParseTextProto(R"pb(
         findings {
           object: "test.yaml: document 1, items[0]: Pod ns/x"
           field_path: "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields"
@@ -807,7 +805,7 @@ items:
           message: "pod-level resources are not modelled: only container requests and overhead count (line 21, column 5)"
         }
       )pb"),
-      findings))
+                           findings))
       << report;
 }
 

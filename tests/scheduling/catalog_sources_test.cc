@@ -21,8 +21,7 @@ TEST(CatalogSources, PriceOverlayChangesTheChosenType) {
   ASSERT_EQ(before.new_node_claims_size(), 1);
   EXPECT_EQ(before.new_node_claims(0).launch().instance_type(), "fake-it-1");
   // fake-it-2 at a fixed price far below fake-it-1's list price.
-  *r.add_node_overlays() =
-      Overlay(R"pb(metadata { name: "cheap-2" }
+  *r.add_node_overlays() = Overlay(R"pb(metadata { name: "cheap-2" }
                    spec {
                      requirements {
                        key: "node.kubernetes.io/instance-type"
@@ -65,9 +64,8 @@ TEST(CatalogSources, CapacityOverlayChangesWhatFits) {
   (*r.mutable_catalog()
         ->mutable_instance_types(0)
         ->mutable_capacity())["example.com/dongle"] = "1";
-  *r.add_pods() =
-      Pod("a", "500m", "1Gi",
-          R"pb(spec {
+  *r.add_pods() = Pod("a", "500m", "1Gi",
+                      R"pb(spec {
                  containers {
                    name: "c"
                    resources {
@@ -78,8 +76,7 @@ TEST(CatalogSources, CapacityOverlayChangesWhatFits) {
                })pb");
   auto without = MustSchedule(r);
   EXPECT_EQ(without.new_node_claims_size(), 0);
-  *r.add_node_overlays() =
-      Overlay(R"pb(metadata { name: "dongles" }
+  *r.add_node_overlays() = Overlay(R"pb(metadata { name: "dongles" }
                    spec {
                      requirements {
                        key: "node.kubernetes.io/instance-type"
@@ -149,9 +146,8 @@ TEST(CatalogSources, EachNodeClassGetsItsOwnAwsCatalog) {
   EXPECT_EQ(small.new_node_claims(0).node_pool(), "small-disk");
   EXPECT_EQ(small.new_node_claims(0).launch().zone(), "us-east-1a");
   // 100Gi never fits small-disk's 20Gi volume but fits big-disk's 200Gi.
-  *r.add_pods() =
-      Pod("disk", "1", "1Gi",
-          R"pb(spec {
+  *r.add_pods() = Pod("disk", "1", "1Gi",
+                      R"pb(spec {
                  containers {
                    name: "c"
                    resources {
@@ -186,9 +182,8 @@ TEST(CatalogSources, InFlightNodeClaimSizedFromItsNodePoolsCatalog) {
              labels { key: "topology.kubernetes.io/zone" value: "us-east-1b" }
              labels { key: "karpenter.sh/capacity-type" value: "on-demand" }
            })pb");
-  *r.add_pods() = Pod(
-      "disk", "100m", "100Mi",
-      R"pb(spec {
+  *r.add_pods() = Pod("disk", "100m", "100Mi",
+                      R"pb(spec {
              node_selector { key: "karpenter.sh/nodepool" value: "big-disk" }
              containers {
                name: "c"
@@ -206,9 +201,8 @@ TEST(CatalogSources, InFlightNodeClaimSizedFromItsNodePoolsCatalog) {
 TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
   auto r = TwoNodeClasses();
   // Only small-disk may take the pod: 100Gi never fits its 20Gi volume.
-  *r.add_pods() = Pod(
-      "disk", "1", "1Gi",
-      R"pb(spec {
+  *r.add_pods() = Pod("disk", "1", "1Gi",
+                      R"pb(spec {
              node_selector { key: "karpenter.sh/nodepool" value: "small-disk" }
              containers {
                name: "c"
@@ -225,9 +219,8 @@ TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
 TEST(CatalogSources, NodePoolsSharingANodeClassShareItsCatalog) {
   auto r = TwoNodeClasses();
   *r.add_node_pools() = AwsPool("also-big", "big", 5);
-  *r.add_pods() =
-      Pod("disk", "1", "1Gi",
-          R"pb(spec {
+  *r.add_pods() = Pod("disk", "1", "1Gi",
+                      R"pb(spec {
                  containers {
                    name: "c"
                    resources {

@@ -11,18 +11,22 @@ using ::testing::HasSubstr;
 
 TEST(MinValues, StrictFailsBestEffortRelaxes) {
   auto r = Request(4);
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "node.kubernetes.io/instance-type" operator: "Exists" min_values: 3 } } } })pb"));
   *r.add_pods() = Pod("a", "3", "1Gi");  // only fake-it-3 fits
   auto strict = MustSchedule(r);
   EXPECT_EQ(strict.new_node_claims_size(), 0);
   EXPECT_THAT(ReasonFor(strict, "default/a"),
-              HasSubstr("minValues requirement is not met for label(s) [node.kubernetes.io/instance-type]"));
+              HasSubstr("minValues requirement is not met for label(s) "
+                        "[node.kubernetes.io/instance-type]"));
   r.mutable_options()->set_min_values_policy("BestEffort");
   auto relaxed = MustSchedule(r);
   ASSERT_EQ(relaxed.new_node_claims_size(), 1);
   const auto& nc = relaxed.new_node_claims(0).node_claim();
-  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodeclaim-min-values-relaxed"), "true");
+  EXPECT_EQ(nc.metadata().annotations().at(
+                "karpenter.sh/nodeclaim-min-values-relaxed"),
+            "true");
   const auto* it = FindReq(nc, "node.kubernetes.io/instance-type");
   ASSERT_NE(it, nullptr);
   EXPECT_EQ(it->min_values(), 1);
@@ -30,19 +34,28 @@ TEST(MinValues, StrictFailsBestEffortRelaxes) {
 
 TEST(MinValues, SatisfiedKeepsFloor) {
   auto r = Request(6);
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "node.kubernetes.io/instance-type" operator: "Exists" min_values: 3 } } } })pb"));
   *r.add_pods() = Pod("a", "1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_GE(resp.new_node_claims(0).instance_types_size(), 3);
-  EXPECT_EQ(FindReq(resp.new_node_claims(0).node_claim(), "node.kubernetes.io/instance-type")->min_values(), 3);
+  EXPECT_EQ(FindReq(resp.new_node_claims(0).node_claim(),
+                    "node.kubernetes.io/instance-type")
+                ->min_values(),
+            3);
 }
 
 TEST(Reserved, ReservedOfferingFirstAndCapacityTracked) {
   auto r = Request(4);
-  r.mutable_node_pools(0)->mutable_spec()->mutable_template_()->mutable_spec()->clear_requirements();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)
+      ->mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->clear_requirements();
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "karpenter.sh/capacity-type" operator: "In" values: "reserved" } } } })pb"));
   auto* o = r.mutable_catalog()->mutable_instance_types(3)->add_offerings();
   o->set_zone("test-zone-1");
@@ -51,7 +64,8 @@ TEST(Reserved, ReservedOfferingFirstAndCapacityTracked) {
   o->set_reservation_id("cr-1");
   o->set_reservation_capacity(1);
   for (int i = 0; i < 2; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "3", "1Gi", R"pb(metadata { labels { key: "app" value: "x" } }
+    *r.add_pods() = Pod(absl::StrCat("p", i), "3", "1Gi",
+                        R"pb(metadata { labels { key: "app" value: "x" } }
         spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
           topology_key: "kubernetes.io/hostname" label_selector { match_labels { key: "app" value: "x" } } } } } })pb");
   auto resp = MustSchedule(r);
@@ -63,17 +77,22 @@ TEST(Reserved, ReservedOfferingFirstAndCapacityTracked) {
   ASSERT_NE(ct, nullptr);
   EXPECT_THAT(ct->values(), ::testing::ElementsAre("reserved"));
   // The reservation holds one instance: the second pod is deferred.
-  EXPECT_THAT(ReasonFor(resp, "default/p1"), HasSubstr("could not be reserved"));
+  EXPECT_THAT(ReasonFor(resp, "default/p1"),
+              HasSubstr("could not be reserved"));
 }
 
 TEST(Volumes, BoundVolumeZoneConstrainsTheNodeClaim) {
   auto r = Request();
-  *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(R"pb(metadata { name: "data" namespace: "default" }
+  *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(
+      R"pb(metadata { name: "data" namespace: "default" }
       spec { volume_name: "pv-1" } status { phase: "Bound" })pb");
-  *r.add_persistent_volumes() = Parse<v1::PersistentVolume>(R"pb(metadata { name: "pv-1" }
+  *r.add_persistent_volumes() =
+      Parse<v1::PersistentVolume>(R"pb(metadata { name: "pv-1" }
       spec { node_affinity { required { node_selector_terms { match_expressions {
         key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-2" } } } } })pb");
-  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "data" } } })pb");
+  *r.add_pods() = Pod(
+      "a", "1", "1Gi",
+      R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "data" } } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-2");
@@ -81,16 +100,23 @@ TEST(Volumes, BoundVolumeZoneConstrainsTheNodeClaim) {
 
 TEST(Volumes, StorageClassTopologyAndMissingClaim) {
   auto r = Request();
-  *r.add_storage_classes() = Parse<v1::StorageClass>(R"pb(metadata { name: "zonal" } volume_binding_mode: "WaitForFirstConsumer"
+  *r.add_storage_classes() = Parse<v1::StorageClass>(
+      R"pb(metadata { name: "zonal" } volume_binding_mode: "WaitForFirstConsumer"
       allowed_topologies { match_label_expressions { key: "topology.kubernetes.io/zone" values: "test-zone-3" } })pb");
-  *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(R"pb(metadata { name: "data" namespace: "default" }
+  *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(
+      R"pb(metadata { name: "data" namespace: "default" }
       spec { storage_class_name: "zonal" })pb");
-  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "data" } } })pb");
-  *r.add_pods() = Pod("b", "1", "1Gi", R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "nope" } } })pb");
+  *r.add_pods() = Pod(
+      "a", "1", "1Gi",
+      R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "data" } } })pb");
+  *r.add_pods() = Pod(
+      "b", "1", "1Gi",
+      R"pb(spec { volumes { name: "v" persistent_volume_claim { claim_name: "nope" } } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-3");
-  EXPECT_THAT(ReasonFor(resp, "default/b"), HasSubstr("persistentvolumeclaim \"nope\" not found"));
+  EXPECT_THAT(ReasonFor(resp, "default/b"),
+              HasSubstr("persistentvolumeclaim \"nope\" not found"));
 }
 
 TEST(Offerings, NodeClassZonesAndUnavailableOfferings) {
@@ -120,12 +146,16 @@ namespace {
 // not launched onto a type without the resource.
 TEST(ExtendedResources, ResourceNoTypeHasIsUnschedulable) {
   auto r = Request(4);
-  *r.add_pods() = Pod("gpu", "1", "1Gi", R"pb(spec { containers { name: "g" resources { limits { key: "nvidia.com/gpu" value: "1" } } } })pb");
+  *r.add_pods() = Pod(
+      "gpu", "1", "1Gi",
+      R"pb(spec { containers { name: "g" resources { limits { key: "nvidia.com/gpu" value: "1" } } } })pb");
   *r.add_pods() = Pod("plain", "1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
-  EXPECT_THAT(resp.new_node_claims(0).pods(), ::testing::ElementsAre("default/plain"));
-  EXPECT_THAT(ReasonFor(resp, "default/gpu"), HasSubstr("no instance type has enough resources"));
+  EXPECT_THAT(resp.new_node_claims(0).pods(),
+              ::testing::ElementsAre("default/plain"));
+  EXPECT_THAT(ReasonFor(resp, "default/gpu"),
+              HasSubstr("no instance type has enough resources"));
 }
 
 }  // namespace

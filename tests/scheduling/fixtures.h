@@ -19,7 +19,8 @@ namespace nodeplan::testing {
 template <typename T>
 T Parse(const std::string& text) {
   T msg;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &msg)) << text;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &msg))
+      << text;
   return msg;
 }
 
@@ -83,9 +84,11 @@ inline v1::NodePool NodePool(const std::string& name,
 inline v1::Pod Pod(const std::string& name, const std::string& cpu,
                    const std::string& mem, const std::string& extra = "") {
   v1::Pod p = Parse<v1::Pod>(absl::StrCat(
-      R"pb(metadata { name: ")pb", name, R"pb(" namespace: "default" uid: ")pb", name,
+      R"pb(metadata { name: ")pb", name, R"pb(" namespace: "default" uid: ")pb",
+      name,
       R"pb(" } spec { containers { name: "c" resources { requests { key: "cpu" value: ")pb",
-      cpu, R"pb(" } requests { key: "memory" value: ")pb", mem, R"pb(" } } } })pb"));
+      cpu, R"pb(" } requests { key: "memory" value: ")pb", mem,
+      R"pb(" } } } })pb"));
   if (!extra.empty()) p.MergeFrom(Parse<v1::Pod>(extra));
   return p;
 }
@@ -123,7 +126,8 @@ inline std::string Bytes(const google::protobuf::Message& m) {
   return out;
 }
 
-inline std::string ReasonFor(const v1::ScheduleResponse& r, const std::string& pod) {
+inline std::string ReasonFor(const v1::ScheduleResponse& r,
+                             const std::string& pod) {
   for (const auto& u : r.unschedulable())
     if (u.pod() == pod) return u.reason();
   return "";

@@ -28,7 +28,8 @@ TEST(Schedule, OnePodLaunchesTheCheapestFittingType) {
   EXPECT_DOUBLE_EQ(resp.cost(), c.launch().price());
   EXPECT_EQ(c.requests().at("cpu"), "1500m");
   EXPECT_EQ(c.requests().at("pods"), "1");
-  EXPECT_THAT(c.name(), ::testing::MatchesRegex("default-[bcdfghjklmnpqrstvwxz2456789]{5}"));
+  EXPECT_THAT(c.name(), ::testing::MatchesRegex(
+                            "default-[bcdfghjklmnpqrstvwxz2456789]{5}"));
   EXPECT_FALSE(resp.library_version().empty());
 }
 
@@ -42,12 +43,17 @@ TEST(Schedule, NodeClaimObjectIsReadyToApply) {
   EXPECT_EQ(nc.kind(), "NodeClaim");
   EXPECT_EQ(nc.metadata().name(), resp.new_node_claims(0).name());
   EXPECT_EQ(nc.metadata().labels().at("karpenter.sh/nodepool"), "default");
-  EXPECT_EQ(nc.metadata().labels().at("eks.amazonaws.com/nodeclass"), "default");
+  EXPECT_EQ(nc.metadata().labels().at("eks.amazonaws.com/nodeclass"),
+            "default");
   auto hash = NodePoolHash(r.node_pools(0));
   ASSERT_TRUE(hash.ok());
-  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodepool-hash"), *hash);
-  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodepool-hash-version"), "v3");
-  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodeclaim-min-values-relaxed"),
+  EXPECT_EQ(nc.metadata().annotations().at("karpenter.sh/nodepool-hash"),
+            *hash);
+  EXPECT_EQ(
+      nc.metadata().annotations().at("karpenter.sh/nodepool-hash-version"),
+      "v3");
+  EXPECT_EQ(nc.metadata().annotations().at(
+                "karpenter.sh/nodeclaim-min-values-relaxed"),
             "false");
   ASSERT_EQ(nc.metadata().owner_references_size(), 1);
   EXPECT_EQ(nc.metadata().owner_references(0).kind(), "NodePool");
@@ -68,7 +74,8 @@ TEST(Schedule, NodeClaimObjectIsReadyToApply) {
 
 TEST(Schedule, PodsPackOntoOneNodeClaimUntilFull) {
   auto r = Request();
-  for (int i = 0; i < 6; ++i) *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi");
+  for (int i = 0; i < 6; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).pods_size(), 6);
@@ -80,15 +87,20 @@ TEST(Schedule, TooLargePodGetsKarpentersMessage) {
   *r.add_pods() = Pod("big", "64", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_THAT(
+      resp.unschedulable(0).reason(),
+      HasSubstr(
+          "incompatible with nodepool \"default\", daemonset overhead={}, "
+          "no instance type has enough resources, requirements="));
   EXPECT_THAT(resp.unschedulable(0).reason(),
-              HasSubstr("incompatible with nodepool \"default\", daemonset overhead={}, "
-                        "no instance type has enough resources, requirements="));
-  EXPECT_THAT(resp.unschedulable(0).reason(), HasSubstr("resources={\"cpu\":\"64\""));
+              HasSubstr("resources={\"cpu\":\"64\""));
 }
 
 TEST(Schedule, NodeSelectorNarrowsZoneAndLaunch) {
   auto r = Request();
-  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "topology.kubernetes.io/zone" value: "test-zone-3" } })pb");
+  *r.add_pods() = Pod(
+      "a", "1", "1Gi",
+      R"pb(spec { node_selector { key: "topology.kubernetes.io/zone" value: "test-zone-3" } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   const auto& c = resp.new_node_claims(0);
@@ -107,19 +119,26 @@ TEST(Schedule, CustomLabelsMustBeDefinedByTheNodePool) {
   struct Case {
     std::string op;
     bool schedules;
-  } cases[] = {{"In", false}, {"Exists", false}, {"NotIn", true}, {"DoesNotExist", true}};
+  } cases[] = {{"In", false},
+               {"Exists", false},
+               {"NotIn", true},
+               {"DoesNotExist", true}};
   for (const auto& tc : cases) {
     auto r = Request();
-    std::string values = tc.op == "In" || tc.op == "NotIn" ? R"pb(values: "x")pb" : "";
-    *r.add_pods() = Pod("a", "1", "1Gi", absl::StrCat(
-        R"pb(spec { affinity { node_affinity { required_during_scheduling_ignored_during_execution {
+    std::string values =
+        tc.op == "In" || tc.op == "NotIn" ? R"pb(values: "x")pb" : "";
+    *r.add_pods() = Pod(
+        "a", "1", "1Gi",
+        absl::StrCat(
+            R"pb(spec { affinity { node_affinity { required_during_scheduling_ignored_during_execution {
              node_selector_terms { match_expressions { key: "example.com/team" operator: ")pb",
-        tc.op, "\" ", values, " } } } } } }"));
+            tc.op, "\" ", values, " } } } } } }"));
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), tc.schedules ? 1 : 0) << tc.op;
     if (!tc.schedules) {
       EXPECT_THAT(ReasonFor(resp, "default/a"),
-                  HasSubstr("incompatible requirements, label \"example.com/team\" does not have known values"))
+                  HasSubstr("incompatible requirements, label "
+                            "\"example.com/team\" does not have known values"))
           << tc.op;
     }
   }
@@ -129,13 +148,20 @@ TEST(Schedule, CustomLabelDefinedByTemplateLabels) {
   auto r = Request();
   r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(
       R"pb(spec { template { metadata { labels { key: "example.com/team" value: "blue" } } } })pb"));
-  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "example.com/team" value: "blue" } })pb");
-  *r.add_pods() = Pod("b", "1", "1Gi", R"pb(spec { node_selector { key: "example.com/team" value: "red" } })pb");
+  *r.add_pods() = Pod(
+      "a", "1", "1Gi",
+      R"pb(spec { node_selector { key: "example.com/team" value: "blue" } })pb");
+  *r.add_pods() = Pod(
+      "b", "1", "1Gi",
+      R"pb(spec { node_selector { key: "example.com/team" value: "red" } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
-  EXPECT_EQ(resp.new_node_claims(0).node_claim().metadata().labels().at("example.com/team"), "blue");
+  EXPECT_EQ(resp.new_node_claims(0).node_claim().metadata().labels().at(
+                "example.com/team"),
+            "blue");
   EXPECT_THAT(ReasonFor(resp, "default/b"),
-              HasSubstr("key example.com/team, example.com/team In [red] not in example.com/team In [blue]"));
+              HasSubstr("key example.com/team, example.com/team In [red] not "
+                        "in example.com/team In [blue]"));
 }
 
 TEST(Schedule, RequiredNodeAffinityLaterTermsAreFallbacks) {
@@ -173,18 +199,23 @@ TEST(Schedule, TaintsNeedTolerations) {
   r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(
       R"pb(spec { template { spec { taints { key: "dedicated" value: "gpu" effect: "NoSchedule" } } } })pb"));
   *r.add_pods() = Pod("plain", "1", "1Gi");
-  *r.add_pods() = Pod("tolerant", "1", "1Gi", R"pb(spec { tolerations { key: "dedicated" operator: "Equal" value: "gpu" effect: "NoSchedule" } })pb");
+  *r.add_pods() = Pod(
+      "tolerant", "1", "1Gi",
+      R"pb(spec { tolerations { key: "dedicated" operator: "Equal" value: "gpu" effect: "NoSchedule" } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_THAT(resp.new_node_claims(0).pods(), ElementsAre("default/tolerant"));
-  EXPECT_THAT(ReasonFor(resp, "default/plain"), HasSubstr("did not tolerate taint dedicated=gpu:NoSchedule"));
+  EXPECT_THAT(ReasonFor(resp, "default/plain"),
+              HasSubstr("did not tolerate taint dedicated=gpu:NoSchedule"));
   const auto& nc = resp.new_node_claims(0).node_claim();
   ASSERT_EQ(nc.spec().taints_size(), 1);
 }
 
 TEST(Schedule, PreferNoScheduleIsHardUntilRelaxed) {
   auto r = Request();
-  *r.mutable_node_pools(0) = NodePool("soft", R"pb(spec { weight: 10 template { spec { taints { key: "soft" effect: "PreferNoSchedule" } } } })pb");
+  *r.mutable_node_pools(0) = NodePool(
+      "soft",
+      R"pb(spec { weight: 10 template { spec { taints { key: "soft" effect: "PreferNoSchedule" } } } })pb");
   *r.add_pods() = Pod("a", "1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
@@ -219,7 +250,8 @@ TEST(Schedule, LimitsExcludeLargeTypesAndShrinkByLargestOption) {
   auto r = Request();
   (*r.mutable_node_pools(0)->mutable_spec()->mutable_limits())["cpu"] = "4";
   *r.add_pods() = Pod("a", "3", "1Gi");
-  *r.add_pods() = Pod("b", "3", "1Gi", R"pb(spec { affinity { pod_anti_affinity {
+  *r.add_pods() =
+      Pod("b", "3", "1Gi", R"pb(spec { affinity { pod_anti_affinity {
       required_during_scheduling_ignored_during_execution { topology_key: "kubernetes.io/hostname"
         label_selector { match_labels { key: "app" value: "x" } } } } } } metadata { labels { key: "app" value: "x" } })pb");
   (*r.mutable_pods(0)->mutable_metadata()->mutable_labels())["app"] = "x";
@@ -229,8 +261,9 @@ TEST(Schedule, LimitsExcludeLargeTypesAndShrinkByLargestOption) {
   for (const auto& t : resp.new_node_claims(0).instance_types())
     EXPECT_TRUE(t == "fake-it-2" || t == "fake-it-3") << t;
   ASSERT_EQ(resp.unschedulable_size(), 1);
-  EXPECT_THAT(resp.unschedulable(0).reason(),
-              HasSubstr("all available instance types exceed limits for nodepool"));
+  EXPECT_THAT(
+      resp.unschedulable(0).reason(),
+      HasSubstr("all available instance types exceed limits for nodepool"));
 }
 
 TEST(Schedule, MaxInstanceTypesTruncatesByPrice) {
@@ -245,7 +278,8 @@ TEST(Schedule, MaxInstanceTypesTruncatesByPrice) {
 
 TEST(Schedule, DaemonSetOverheadIsAddedAndCanBlock) {
   auto r = Request();
-  *r.add_daemon_sets() = Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" }
+  *r.add_daemon_sets() =
+      Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" }
       spec { template { spec { containers { name: "d" resources {
         requests { key: "cpu" value: "500m" } requests { key: "memory" value: "128Mi" } } } } } })pb");
   *r.add_pods() = Pod("a", "1", "1Gi");
@@ -255,12 +289,20 @@ TEST(Schedule, DaemonSetOverheadIsAddedAndCanBlock) {
   EXPECT_EQ(resp.new_node_claims(0).requests().at("pods"), "2");
   EXPECT_EQ(resp.new_node_claims(0).launch().instance_type(), "fake-it-1");
   // A DaemonSet too large for every type blocks the NodePool.
-  (*r.mutable_daemon_sets(0)->mutable_spec()->mutable_template_()->mutable_spec()
-        ->mutable_containers(0)->mutable_resources()->mutable_requests())["cpu"] = "100";
+  (*r.mutable_daemon_sets(0)
+        ->mutable_spec()
+        ->mutable_template_()
+        ->mutable_spec()
+        ->mutable_containers(0)
+        ->mutable_resources()
+        ->mutable_requests())["cpu"] = "100";
   auto blocked = MustSchedule(r);
   EXPECT_EQ(blocked.new_node_claims_size(), 0);
-  EXPECT_THAT(ReasonFor(blocked, "default/a"),
-              HasSubstr("daemonset overhead={\"cpu\":\"100\",\"memory\":\"128Mi\",\"pods\":\"1\"}"));
+  EXPECT_THAT(
+      ReasonFor(blocked, "default/a"),
+      HasSubstr(
+          "daemonset "
+          "overhead={\"cpu\":\"100\",\"memory\":\"128Mi\",\"pods\":\"1\"}"));
 }
 
 // Karpenter counts the newest pod a DaemonSet controls, not its template
@@ -269,34 +311,49 @@ TEST(Schedule, DaemonSetOverheadIsAddedAndCanBlock) {
 // affinity still applies (the controller pins each pod to its node).
 TEST(Schedule, DaemonSetOverheadComesFromItsNewestPod) {
   auto r = Request();
-  *r.add_daemon_sets() = Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" uid: "ds-uid" }
+  *r.add_daemon_sets() = Parse<v1::DaemonSet>(
+      R"pb(metadata { name: "ds" namespace: "kube-system" uid: "ds-uid" }
       spec { template { spec { containers { name: "d" resources { requests { key: "cpu" value: "500m" } } } } } })pb");
-  auto daemon_pod = [](const std::string& name, const std::string& created, const std::string& cpu,
-                       const std::string& owner_uid) {
-    v1::Pod p = Pod(name, cpu, "64Mi", absl::StrCat(R"pb(metadata { namespace: "kube-system" creation_timestamp: ")pb",
-        created, R"pb(" owner_references { kind: "DaemonSet" name: "ds" uid: ")pb", owner_uid,
-        R"pb(" controller: true } } spec { node_name: "elsewhere" })pb"));
+  auto daemon_pod = [](const std::string& name, const std::string& created,
+                       const std::string& cpu, const std::string& owner_uid) {
+    v1::Pod p = Pod(
+        name, cpu, "64Mi",
+        absl::StrCat(
+            R"pb(metadata { namespace: "kube-system" creation_timestamp: ")pb",
+            created,
+            R"pb(" owner_references { kind: "DaemonSet" name: "ds" uid: ")pb",
+            owner_uid,
+            R"pb(" controller: true } } spec { node_name: "elsewhere" })pb"));
     return p;
   };
-  *r.add_pods() = daemon_pod("ds-old", "2026-01-01T00:00:00Z", "100m", "ds-uid");
+  *r.add_pods() =
+      daemon_pod("ds-old", "2026-01-01T00:00:00Z", "100m", "ds-uid");
   *r.add_pods() = daemon_pod("ds-new", "2026-03-01T00:00:00Z", "2", "ds-uid");
-  *r.add_pods() = daemon_pod("ds-tie", "2026-03-01T00:00:00Z", "3", "ds-uid");  // equally new: first wins
-  *r.add_pods() = daemon_pod("other", "2026-06-01T00:00:00Z", "4", "other-uid");  // another owner
+  *r.add_pods() = daemon_pod("ds-tie", "2026-03-01T00:00:00Z", "3",
+                             "ds-uid");  // equally new: first wins
+  *r.add_pods() = daemon_pod("other", "2026-06-01T00:00:00Z", "4",
+                             "other-uid");  // another owner
   *r.add_pods() = Pod("a", "1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
-  EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"), "3");  // 1 + ds-new's 2
+  EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"),
+            "3");  // 1 + ds-new's 2
   EXPECT_EQ(resp.new_node_claims(0).requests().at("memory"), "1088Mi");
 
   // A DaemonSet without a uid (hand-written manifests) owns pods that name it.
   r.mutable_daemon_sets(0)->mutable_metadata()->clear_uid();
-  EXPECT_EQ(MustSchedule(r).new_node_claims(0).requests().at("cpu"), "5");  // "other", newest, names ds
+  EXPECT_EQ(MustSchedule(r).new_node_claims(0).requests().at("cpu"),
+            "5");  // "other", newest, names ds
 
   // The template's required node affinity replaces the pod's: here it
   // excludes every type, so the DaemonSet adds nothing.
   r.mutable_daemon_sets(0)->mutable_metadata()->set_uid("ds-uid");
-  *r.mutable_daemon_sets(0)->mutable_spec()->mutable_template_()->mutable_spec()->mutable_affinity() =
-      Parse<v1::Affinity>(R"pb(node_affinity { required_during_scheduling_ignored_during_execution {
+  *r.mutable_daemon_sets(0)
+       ->mutable_spec()
+       ->mutable_template_()
+       ->mutable_spec()
+       ->mutable_affinity() = Parse<v1::Affinity>(
+      R"pb(node_affinity { required_during_scheduling_ignored_during_execution {
         node_selector_terms { match_expressions { key: "kubernetes.io/arch" operator: "In" values: "s390x" } } } })pb");
   EXPECT_EQ(MustSchedule(r).new_node_claims(0).requests().at("cpu"), "1");
 }
@@ -313,14 +370,19 @@ TEST(Schedule, InitContainersAndSidecarsAndOverhead) {
   EXPECT_EQ(resp.new_node_claims(0).requests().at("cpu"), "3250m");
 }
 
-v1::Node ExistingNode(const std::string& name, const std::string& cpu, bool initialized) {
+v1::Node ExistingNode(const std::string& name, const std::string& cpu,
+                      bool initialized) {
   v1::Node n = Parse<v1::Node>(absl::StrCat(
-      R"pb(metadata { name: ")pb", name, R"pb(" labels { key: "kubernetes.io/hostname" value: ")pb", name,
+      R"pb(metadata { name: ")pb", name,
+      R"pb(" labels { key: "kubernetes.io/hostname" value: ")pb", name,
       R"pb(" } labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" }
            labels { key: "karpenter.sh/nodepool" value: "default" } }
-      status { allocatable { key: "cpu" value: ")pb", cpu,
+      status { allocatable { key: "cpu" value: ")pb",
+      cpu,
       R"pb(" } allocatable { key: "memory" value: "16Gi" } allocatable { key: "pods" value: "10" } })pb"));
-  if (initialized) (*n.mutable_metadata()->mutable_labels())["karpenter.sh/initialized"] = "true";
+  if (initialized)
+    (*n.mutable_metadata()->mutable_labels())["karpenter.sh/initialized"] =
+        "true";
   return n;
 }
 
@@ -347,7 +409,8 @@ TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
 // unschedulable (cases/random-6).
 TEST(Schedule, ExistingNodeKeepsItsOwnLabelsForLaterPods) {
   auto r = Request();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       taints { key: "dedicated" value: "x" effect: "NoSchedule" } } } })pb"));
   *r.add_nodes() = ExistingNode("n1", "8", true);
   *r.add_pods() = Pod("a", "2", "1Gi", R"pb(spec { affinity { node_affinity {
@@ -358,7 +421,8 @@ TEST(Schedule, ExistingNodeKeepsItsOwnLabelsForLaterPods) {
         match_expressions { key: "example.com/team" operator: "In" values: "blue" } } } } } })pb");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.existing_nodes_size(), 1);
-  EXPECT_THAT(resp.existing_nodes(0).pods(), ::testing::ElementsAre("default/a"));
+  EXPECT_THAT(resp.existing_nodes(0).pods(),
+              ::testing::ElementsAre("default/a"));
   EXPECT_EQ(resp.unschedulable_size(), 1);
   EXPECT_EQ(resp.unschedulable(0).pod(), "default/b");
 }
@@ -378,7 +442,8 @@ TEST(Schedule, BoundPodsConsumeExistingCapacity) {
 
 TEST(Schedule, InFlightNodeClaimsHoldPods) {
   auto r = Request();
-  *r.add_node_claims() = Parse<v1::NodeClaim>(R"pb(metadata { name: "default-abcde"
+  *r.add_node_claims() =
+      Parse<v1::NodeClaim>(R"pb(metadata { name: "default-abcde"
       labels { key: "karpenter.sh/nodepool" value: "default" }
       labels { key: "node.kubernetes.io/instance-type" value: "fake-it-3" }
       labels { key: "topology.kubernetes.io/zone" value: "test-zone-2" } })pb");
@@ -391,7 +456,8 @@ TEST(Schedule, InFlightNodeClaimsHoldPods) {
 
 TEST(Schedule, HostPortsConflictOnOneNode) {
   auto r = Request();
-  const char* port = R"pb(spec { containers { name: "c" ports { host_port: 8080 container_port: 80 } } })pb";
+  const char* port =
+      R"pb(spec { containers { name: "c" ports { host_port: 8080 container_port: 80 } } })pb";
   *r.add_pods() = Pod("a", "1", "1Gi", port);
   *r.add_pods() = Pod("b", "1", "1Gi", port);
   auto resp = MustSchedule(r);
@@ -400,9 +466,12 @@ TEST(Schedule, HostPortsConflictOnOneNode) {
 
 TEST(Schedule, InvalidPodsAreReported) {
   auto r = Request();
-  *r.add_pods() = Pod("a", "1", "1Gi", R"pb(spec { node_selector { key: "kubernetes.io/hostname" value: "x" } })pb");
+  *r.add_pods() = Pod(
+      "a", "1", "1Gi",
+      R"pb(spec { node_selector { key: "kubernetes.io/hostname" value: "x" } })pb");
   auto resp = MustSchedule(r);
-  EXPECT_THAT(ReasonFor(resp, "default/a"), HasSubstr("kubernetes.io/hostname is not allowed"));
+  EXPECT_THAT(ReasonFor(resp, "default/a"),
+              HasSubstr("kubernetes.io/hostname is not allowed"));
 }
 
 TEST(Schedule, BadOptionsAreErrors) {
@@ -414,10 +483,13 @@ TEST(Schedule, BadOptionsAreErrors) {
 TEST(Schedule, SameRequestSameBytesAndInputOrderDoesNotMatter) {
   auto r = Request();
   for (int i = 0; i < 30; ++i) {
-    std::string extra = i % 3 == 0 ? R"pb(metadata { labels { key: "app" value: "s" } }
+    std::string extra = i % 3 == 0
+                            ? R"pb(metadata { labels { key: "app" value: "s" } }
         spec { topology_spread_constraints { max_skew: 1 topology_key: "topology.kubernetes.io/zone"
-          when_unsatisfiable: "DoNotSchedule" label_selector { match_labels { key: "app" value: "s" } } } })pb" : "";
-    *r.add_pods() = Pod(absl::StrCat("p", i), absl::StrCat(100 * (i % 4 + 1), "m"), "256Mi", extra);
+          when_unsatisfiable: "DoNotSchedule" label_selector { match_labels { key: "app" value: "s" } } } })pb"
+                            : "";
+    *r.add_pods() = Pod(absl::StrCat("p", i),
+                        absl::StrCat(100 * (i % 4 + 1), "m"), "256Mi", extra);
   }
   auto a = MustSchedule(r);
   auto b = MustSchedule(r);

@@ -11,25 +11,30 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Spread(const std::string& key, int skew, const std::string& when = "DoNotSchedule",
+std::string Spread(const std::string& key, int skew,
+                   const std::string& when = "DoNotSchedule",
                    const std::string& more = "") {
-  return absl::StrCat(R"pb(metadata { labels { key: "app" value: "web" } }
-      spec { topology_spread_constraints { max_skew: )pb", skew,
-                      R"pb( topology_key: ")pb", key, R"pb(" when_unsatisfiable: ")pb", when,
-                      R"pb(" label_selector { match_labels { key: "app" value: "web" } } )pb", more,
-                      " } }");
+  return absl::StrCat(
+      R"pb(metadata { labels { key: "app" value: "web" } }
+      spec { topology_spread_constraints { max_skew: )pb",
+      skew, R"pb( topology_key: ")pb", key, R"pb(" when_unsatisfiable: ")pb",
+      when,
+      R"pb(" label_selector { match_labels { key: "app" value: "web" } } )pb",
+      more, " } }");
 }
 
 std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
   std::map<std::string, int> out;
-  for (const auto& c : r.new_node_claims()) out[c.launch().zone()] += c.pods_size();
+  for (const auto& c : r.new_node_claims())
+    out[c.launch().zone()] += c.pods_size();
   return out;
 }
 
 // An existing node "n1" with room for a few pods, labelled key=value.
 v1::Node NodeN1(const std::string& key, const std::string& value) {
-  return Parse<v1::Node>(absl::StrCat(R"pb(metadata { name: "n1" labels { key: ")pb", key, R"pb(" value: ")pb",
-                                      value, R"pb(" }
+  return Parse<v1::Node>(
+      absl::StrCat(R"pb(metadata { name: "n1" labels { key: ")pb", key,
+                   R"pb(" value: ")pb", value, R"pb(" }
         labels { key: "kubernetes.io/hostname" value: "n1" } }
       status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "16Gi" }
                allocatable { key: "pods" value: "10" } })pb"));
@@ -38,7 +43,8 @@ v1::Node NodeN1(const std::string& key, const std::string& value) {
 TEST(Topology, ZoneSpreadBalancesAcrossZones) {
   auto r = Request();
   for (int i = 0; i < 6; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1));
   auto resp = MustSchedule(r);
   EXPECT_TRUE(resp.unschedulable().empty());
   auto zones = PodsPerZone(resp);
@@ -54,17 +60,20 @@ TEST(Topology, ZoneSpreadBalancesAcrossZones) {
 
 TEST(Topology, ZoneSpreadCountsExistingPods) {
   auto r = Request();
-  v1::Node n = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+  v1::Node n = Parse<v1::Node>(
+      R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
       spec { taints { key: "busy" effect: "NoSchedule" } }
       status { allocatable { key: "cpu" value: "4" } allocatable { key: "memory" value: "4Gi" } allocatable { key: "pods" value: "10" } })pb");
   *r.add_nodes() = n;
   for (int i = 0; i < 2; ++i) {
-    v1::Pod bound = Pod(absl::StrCat("old", i), "100m", "100Mi", Spread("topology.kubernetes.io/zone", 1));
+    v1::Pod bound = Pod(absl::StrCat("old", i), "100m", "100Mi",
+                        Spread("topology.kubernetes.io/zone", 1));
     bound.mutable_spec()->set_node_name("n1");
     *r.add_pods() = bound;
   }
   for (int i = 0; i < 2; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1));
   auto zones = PodsPerZone(MustSchedule(r));
   EXPECT_EQ(zones["test-zone-1"], 0);
   EXPECT_EQ(zones["test-zone-2"], 1);
@@ -74,7 +83,8 @@ TEST(Topology, ZoneSpreadCountsExistingPods) {
 TEST(Topology, HostnameSpreadOnePodPerNode) {
   auto r = Request();
   for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", Spread("kubernetes.io/hostname", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                        Spread("kubernetes.io/hostname", 1));
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 4);
 }
@@ -82,10 +92,12 @@ TEST(Topology, HostnameSpreadOnePodPerNode) {
 TEST(Topology, CapacityTypeSpread) {
   auto r = Request();
   for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("karpenter.sh/capacity-type", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
+                        Spread("karpenter.sh/capacity-type", 1));
   auto resp = MustSchedule(r);
   std::map<std::string, int> by_ct;
-  for (const auto& c : resp.new_node_claims()) by_ct[c.launch().capacity_type()] += c.pods_size();
+  for (const auto& c : resp.new_node_claims())
+    by_ct[c.launch().capacity_type()] += c.pods_size();
   EXPECT_EQ(by_ct["spot"], 2);
   EXPECT_EQ(by_ct["on-demand"], 2);
 }
@@ -95,22 +107,27 @@ TEST(Topology, UnknownKeyIsUnsatisfiable) {
   *r.add_pods() = Pod("p", "1", "1Gi", Spread("example.com/rack", 1));
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 0);
-  EXPECT_THAT(ReasonFor(resp, "default/p"), HasSubstr("unsatisfiable topology constraint for topology spread"));
+  EXPECT_THAT(
+      ReasonFor(resp, "default/p"),
+      HasSubstr("unsatisfiable topology constraint for topology spread"));
 }
 
 TEST(Topology, ScheduleAnywayIsRelaxed) {
   auto r = Request();
-  *r.add_pods() = Pod("p", "1", "1Gi", Spread("example.com/rack", 1, "ScheduleAnyway"));
+  *r.add_pods() =
+      Pod("p", "1", "1Gi", Spread("example.com/rack", 1, "ScheduleAnyway"));
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
 }
 
 TEST(Topology, MinDomainsForcesSpreadWhenFewerDomainsExist) {
   auto r = Request();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-1" values: "test-zone-2" } } } })pb"));
   for (int i = 0; i < 3; ++i)
     *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
-                        Spread("topology.kubernetes.io/zone", 1, "DoNotSchedule", "min_domains: 3"));
+                        Spread("topology.kubernetes.io/zone", 1,
+                               "DoNotSchedule", "min_domains: 3"));
   auto resp = MustSchedule(r);
   // Only two zones: with minDomains 3 the global minimum is 0, so each zone
   // takes at most one pod.
@@ -120,7 +137,8 @@ TEST(Topology, MinDomainsForcesSpreadWhenFewerDomainsExist) {
 TEST(Topology, HostnameAntiAffinityOnePodPerNode) {
   auto r = Request();
   for (int i = 0; i < 3; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                        R"pb(metadata { labels { key: "app" value: "db" } }
         spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
           topology_key: "kubernetes.io/hostname" label_selector { match_labels { key: "app" value: "db" } } } } } })pb");
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 3);
@@ -129,7 +147,8 @@ TEST(Topology, HostnameAntiAffinityOnePodPerNode) {
 TEST(Topology, ZoneAntiAffinityRunsOutOfZones) {
   auto r = Request();
   for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                        R"pb(metadata { labels { key: "app" value: "db" } }
         spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
           topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } })pb");
   auto resp = MustSchedule(r);
@@ -141,14 +160,17 @@ TEST(Topology, ZoneAntiAffinityRunsOutOfZones) {
 
 TEST(Topology, InverseAntiAffinityFromExistingPods) {
   auto r = Request();
-  *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+  *r.add_nodes() = Parse<v1::Node>(
+      R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
       status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "8Gi" } allocatable { key: "pods" value: "10" } })pb");
-  v1::Pod guard = Pod("guard", "100m", "100Mi", R"pb(spec { affinity { pod_anti_affinity {
+  v1::Pod guard =
+      Pod("guard", "100m", "100Mi", R"pb(spec { affinity { pod_anti_affinity {
       required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
         label_selector { match_labels { key: "app" value: "web" } } } } } })pb");
   guard.mutable_spec()->set_node_name("n1");
   *r.add_pods() = guard;
-  *r.add_pods() = Pod("web", "1", "1Gi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  *r.add_pods() = Pod("web", "1", "1Gi",
+                      R"pb(metadata { labels { key: "app" value: "web" } })pb");
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.existing_nodes_size(), 0);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
@@ -157,36 +179,41 @@ TEST(Topology, InverseAntiAffinityFromExistingPods) {
 
 TEST(Topology, PodAffinityFollowsTarget) {
   auto r = Request();
-  *r.add_pods() = Pod("target", "2", "1Gi", R"pb(metadata { labels { key: "app" value: "cache" } }
+  *r.add_pods() = Pod("target", "2", "1Gi",
+                      R"pb(metadata { labels { key: "app" value: "cache" } }
       spec { node_selector { key: "topology.kubernetes.io/zone" value: "test-zone-2" } })pb");
-  *r.add_pods() = Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
+  *r.add_pods() =
+      Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
       required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
         label_selector { match_labels { key: "app" value: "cache" } } } } }
       containers { name: "c" ports { host_port: 9 } } })pb");
   auto resp = MustSchedule(r);
   ASSERT_TRUE(resp.unschedulable().empty()) << resp.unschedulable(0).reason();
-  for (const auto& c : resp.new_node_claims()) EXPECT_EQ(c.launch().zone(), "test-zone-2");
+  for (const auto& c : resp.new_node_claims())
+    EXPECT_EQ(c.launch().zone(), "test-zone-2");
 }
 
 TEST(Topology, PodAffinityWithoutTargetFails) {
   auto r = Request();
-  *r.add_pods() = Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
+  *r.add_pods() =
+      Pod("follower", "1", "1Gi", R"pb(spec { affinity { pod_affinity {
       required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
         label_selector { match_labels { key: "app" value: "missing" } } } } } })pb");
   auto resp = MustSchedule(r);
-  EXPECT_THAT(ReasonFor(resp, "default/follower"), HasSubstr("unsatisfiable topology constraint for pod affinity"));
+  EXPECT_THAT(ReasonFor(resp, "default/follower"),
+              HasSubstr("unsatisfiable topology constraint for pod affinity"));
 }
 
 TEST(Topology, PreferredAntiAffinityIsRelaxed) {
   auto r = Request();
   for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "db" } }
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                        R"pb(metadata { labels { key: "app" value: "db" } }
         spec { affinity { pod_anti_affinity { preferred_during_scheduling_ignored_during_execution { weight: 10
           pod_affinity_term { topology_key: "topology.kubernetes.io/zone" label_selector { match_labels { key: "app" value: "db" } } } } } } })pb");
   auto resp = MustSchedule(r);
   EXPECT_TRUE(resp.unschedulable().empty());
 }
-
 
 // Karpenter's buildDomainGroups (pkg/controllers/provisioning/scheduling/
 // topology.go) intersects each NodePool's requirements with every instance
@@ -197,10 +224,12 @@ TEST(Topology, PreferredAntiAffinityIsRelaxed) {
 // unschedulable (benchmarks/karpenter/cases/random-25, class B).
 TEST(Topology, DomainsComeFromNodePoolsThatLaunchNothing) {
   auto r = Request();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       requirements { key: "size" operator: "In" values: "huge" } } } })pb"));
   *r.add_nodes() = NodeN1("karpenter.sh/capacity-type", "on-demand");
-  v1::Pod bound = Pod("old", "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  v1::Pod bound = Pod("old", "100m", "100Mi",
+                      R"pb(metadata { labels { key: "app" value: "web" } })pb");
   bound.mutable_spec()->set_node_name("n1");
   *r.add_pods() = bound;
   *r.add_pods() = Pod("p", "1", "1Gi", Spread("karpenter.sh/capacity-type", 1));
@@ -222,7 +251,8 @@ TEST(Topology, NotInValuesOfANodePoolAreDomains) {
   *r.add_node_pools() = NodePool("b", R"pb(spec { template {
       metadata { labels { key: "example.com/team" value: "blue" } } } })pb");
   for (int i = 0; i < 2; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi", Spread("example.com/team", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                        Spread("example.com/team", 1));
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).pods_size(), 1);
@@ -239,7 +269,8 @@ TEST(Topology, NotInValuesOfANodePoolAreDomains) {
 // cases/random-568).
 TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
   auto r = Request();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
   const char* anti = R"pb(metadata { labels { key: "app" value: "db" } }
       spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
@@ -247,9 +278,12 @@ TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
   *r.add_pods() = Pod("p", "1", "1Gi", anti);
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 0);
-  EXPECT_THAT(ReasonFor(resp, "default/p"), HasSubstr("unsatisfiable topology constraint for pod anti-affinity"));
+  EXPECT_THAT(
+      ReasonFor(resp, "default/p"),
+      HasSubstr("unsatisfiable topology constraint for pod anti-affinity"));
   // Tolerating the taint from the start gives the group its zones.
-  r.mutable_pods(0)->MergeFrom(Parse<v1::Pod>(R"pb(spec { tolerations { key: "dedicated" operator: "Exists" } })pb"));
+  r.mutable_pods(0)->MergeFrom(Parse<v1::Pod>(
+      R"pb(spec { tolerations { key: "dedicated" operator: "Exists" } })pb"));
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
 }
 
@@ -265,13 +299,16 @@ TEST(Topology, AntiAffinityDomainsOnlyFromToleratedNodePools) {
 // group per constraint and opens a NodeClaim in another zone instead.
 TEST(Topology, KarpenterSpreadBookkeepingResetsCountsOnRelaxation) {
   auto r = Request();
-  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(R"pb(spec { template { spec {
+  r.mutable_node_pools(0)->MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec {
       taints { key: "dedicated" value: "a" effect: "PreferNoSchedule" } } } })pb"));
   *r.add_nodes() = NodeN1("topology.kubernetes.io/zone", "test-zone-1");
   for (int i = 0; i < 3; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1));
   auto on_node = [](const v1::ScheduleResponse& resp) {
-    return resp.existing_nodes().empty() ? 0 : resp.existing_nodes(0).pods_size();
+    return resp.existing_nodes().empty() ? 0
+                                         : resp.existing_nodes(0).pods_size();
   };
   auto consistent = MustSchedule(r);
   EXPECT_EQ(on_node(consistent), 1);
@@ -288,7 +325,8 @@ TEST(Topology, SpreadBookkeepingRejectsUnknownValues) {
   r.mutable_options()->set_spread_bookkeeping("Sometimes");
   auto resp = Schedule(r);
   ASSERT_FALSE(resp.ok());
-  EXPECT_THAT(std::string(resp.status().message()), HasSubstr("options.spreadBookkeeping"));
+  EXPECT_THAT(std::string(resp.status().message()),
+              HasSubstr("options.spreadBookkeeping"));
 }
 
 // Karpenter relaxes ScheduleAnyway spreads by removing the first one left
@@ -301,13 +339,17 @@ TEST(Topology, SpreadBookkeepingRejectsUnknownValues) {
 TEST(Topology, ScheduleAnywayRelaxedInKarpentersSwapOrder) {
   auto r = Request();
   auto anyway = [](const std::string& key) {
-    return absl::StrCat(R"pb(spec { topology_spread_constraints { max_skew: 1 topology_key: ")pb", key,
-                        R"pb(" when_unsatisfiable: "ScheduleAnyway"
+    return absl::StrCat(
+        R"pb(spec { topology_spread_constraints { max_skew: 1 topology_key: ")pb",
+        key,
+        R"pb(" when_unsatisfiable: "ScheduleAnyway"
         label_selector { match_labels { key: "app" value: "web" } } } })pb");
   };
   for (int i = 0; i < 2; ++i) {
-    v1::Pod p = Pod(absl::StrCat("p", i), "100m", "100Mi", R"pb(metadata { labels { key: "app" value: "web" } })pb");
-    for (const char* key : {"example.com/rack", "kubernetes.io/hostname", "example.com/row"})
+    v1::Pod p = Pod(absl::StrCat("p", i), "100m", "100Mi",
+                    R"pb(metadata { labels { key: "app" value: "web" } })pb");
+    for (const char* key :
+         {"example.com/rack", "kubernetes.io/hostname", "example.com/row"})
       p.MergeFrom(Parse<v1::Pod>(anyway(key)));
     *r.add_pods() = p;
   }
@@ -331,30 +373,47 @@ TEST(Topology, AntiAffinityNamespacesAndNamespaceSelector) {
       {"own namespace only", "", true, false},
       {"listed namespace", R"pb(namespaces: "data")pb", false, true},
       {"other listed namespace", R"pb(namespaces: "other")pb", true, false},
-      {"selector on a Namespace label", R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb", true, true},
-      {"selector without the Namespace object", R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb", false, false},
-      {"selector on the name label the API server sets", R"pb(namespace_selector { match_labels { key: "kubernetes.io/metadata.name" value: "data" } })pb", false, true},
-      {"empty selector: every namespace", R"pb(namespace_selector {})pb", false, true},
-      {"selector matching no namespace", R"pb(namespace_selector { match_labels { key: "team" value: "web" } })pb", true, false},
+      {"selector on a Namespace label",
+       R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb",
+       true, true},
+      {"selector without the Namespace object",
+       R"pb(namespace_selector { match_labels { key: "team" value: "data" } })pb",
+       false, false},
+      {"selector on the name label the API server sets",
+       R"pb(namespace_selector { match_labels { key: "kubernetes.io/metadata.name" value: "data" } })pb",
+       false, true},
+      {"empty selector: every namespace", R"pb(namespace_selector {})pb", false,
+       true},
+      {"selector matching no namespace",
+       R"pb(namespace_selector { match_labels { key: "team" value: "web" } })pb",
+       true, false},
   };
   for (const Case& c : cases) {
     auto r = Request();
-    *r.add_nodes() = Parse<v1::Node>(R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
+    *r.add_nodes() = Parse<v1::Node>(
+        R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
         status { allocatable { key: "cpu" value: "8" } allocatable { key: "memory" value: "8Gi" } allocatable { key: "pods" value: "10" } })pb");
-    v1::Pod db = Pod("db", "100m", "100Mi", R"pb(metadata { namespace: "data" labels { key: "app" value: "db" } })pb");
+    v1::Pod db = Pod(
+        "db", "100m", "100Mi",
+        R"pb(metadata { namespace: "data" labels { key: "app" value: "db" } })pb");
     db.mutable_spec()->set_node_name("n1");
     *r.add_pods() = db;
     if (c.namespace_object)
-      *r.add_namespaces() = Parse<v1::Namespace>(R"pb(metadata { name: "data" labels { key: "team" value: "data" } })pb");
-    *r.add_pods() = Pod("web", "1", "1Gi", absl::StrCat(R"pb(spec { affinity { pod_anti_affinity {
+      *r.add_namespaces() = Parse<v1::Namespace>(
+          R"pb(metadata { name: "data" labels { key: "team" value: "data" } })pb");
+    *r.add_pods() = Pod("web", "1", "1Gi",
+                        absl::StrCat(R"pb(spec { affinity { pod_anti_affinity {
         required_during_scheduling_ignored_during_execution { topology_key: "topology.kubernetes.io/zone"
-          label_selector { match_labels { key: "app" value: "db" } } )pb", c.term_namespaces, " } } } }"));
+          label_selector { match_labels { key: "app" value: "db" } } )pb",
+                                     c.term_namespaces, " } } } }"));
     auto resp = MustSchedule(r);
-    ASSERT_TRUE(resp.unschedulable().empty()) << c.name << ": " << resp.unschedulable(0).reason();
+    ASSERT_TRUE(resp.unschedulable().empty())
+        << c.name << ": " << resp.unschedulable(0).reason();
     if (c.avoids_db_zone) {
       EXPECT_EQ(resp.existing_nodes_size(), 0) << c.name;
       ASSERT_EQ(resp.new_node_claims_size(), 1) << c.name;
-      EXPECT_NE(resp.new_node_claims(0).launch().zone(), "test-zone-1") << c.name;
+      EXPECT_NE(resp.new_node_claims(0).launch().zone(), "test-zone-1")
+          << c.name;
     } else {
       ASSERT_EQ(resp.existing_nodes_size(), 1) << c.name;
       EXPECT_EQ(resp.existing_nodes(0).name(), "n1") << c.name;

@@ -13,33 +13,41 @@ namespace {
 
 using ::testing::HasSubstr;
 
-void ExpectVerified(const v1::ScheduleRequest& r, const v1::ScheduleResponse& resp) {
+void ExpectVerified(const v1::ScheduleRequest& r,
+                    const v1::ScheduleResponse& resp) {
   for (const auto& v : Verify(r, resp)) ADD_FAILURE() << FormatViolation(v);
 }
 
 TEST(Workshop, SeedNodePoolOnTheEmbeddedCatalog) {
   v1::LoadOptions opts;
-  auto set = LoadManifestFiles({std::string(NODEPLAN_SOURCE_DIR) + "/examples/workshop"}, opts);
+  auto set = LoadManifestFiles(
+      {std::string(NODEPLAN_SOURCE_DIR) + "/examples/workshop"}, opts);
   ASSERT_TRUE(set.ok()) << set.status();
   v1::ScheduleRequest r;
   *r.mutable_node_pools() = set->node_pools();
   *r.mutable_node_classes() = set->node_classes();
   r.set_catalog_ref("aws");
-  for (int i = 0; i < 5; ++i) *r.add_pods() = Pod(absl::StrCat("web-", i), "1", "2Gi");
-  *r.add_pods() = Pod("gpu", "1", "1Gi", R"pb(spec { containers { name: "g" resources { limits { key: "nvidia.com/gpu" value: "1" } } } })pb");
+  for (int i = 0; i < 5; ++i)
+    *r.add_pods() = Pod(absl::StrCat("web-", i), "1", "2Gi");
+  *r.add_pods() = Pod(
+      "gpu", "1", "1Gi",
+      R"pb(spec { containers { name: "g" resources { limits { key: "nvidia.com/gpu" value: "1" } } } })pb");
   auto resp = MustSchedule(r);
   ASSERT_GE(resp.new_node_claims_size(), 1);
   const auto& nc = resp.new_node_claims(0);
   EXPECT_EQ(nc.node_pool(), "general-purpose");
-  EXPECT_EQ(nc.node_claim().metadata().annotations().at("karpenter.sh/nodepool-hash"),
-            "4012513481623584108");
+  EXPECT_EQ(
+      nc.node_claim().metadata().annotations().at("karpenter.sh/nodepool-hash"),
+      "4012513481623584108");
   EXPECT_EQ(nc.launch().capacity_type(), "on-demand");
   EXPECT_GT(resp.cost(), 0);
-  EXPECT_THAT(ReasonFor(resp, "default/gpu"), HasSubstr("incompatible with nodepool \"general-purpose\""));
+  EXPECT_THAT(ReasonFor(resp, "default/gpu"),
+              HasSubstr("incompatible with nodepool \"general-purpose\""));
   // The verifier reads explicit catalogs: give it the one catalogRef meant.
   v1::ScheduleRequest explicit_catalog = r;
   explicit_catalog.clear_catalog_ref();
-  auto catalog = AwsCatalog(r.node_classes_size() ? &r.node_classes(0) : nullptr);
+  auto catalog =
+      AwsCatalog(r.node_classes_size() ? &r.node_classes(0) : nullptr);
   ASSERT_TRUE(catalog.ok());
   *explicit_catalog.mutable_catalog() = *catalog;
   ExpectVerified(explicit_catalog, resp);
@@ -71,7 +79,8 @@ TEST(Verifier, RandomClustersVerifyAndAreDeterministic) {
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(Bytes(*a), Bytes(*b)) << seed;
     auto v = Verify(r, *a);
-    for (const auto& x : v) ADD_FAILURE() << "seed " << seed << ": " << FormatViolation(x);
+    for (const auto& x : v)
+      ADD_FAILURE() << "seed " << seed << ": " << FormatViolation(x);
   }
 }
 
