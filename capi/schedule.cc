@@ -37,7 +37,7 @@ int nodeplan_schedule(const void* request, size_t request_len, void** response,
       nodeplan::capi::RequestArenaOptions(request_len));
   return nodeplan::capi::Call(
       {response, response_len, error},
-      [&]() -> absl::StatusOr<ScheduleResponse*> {
+      [&]() -> absl::StatusOr<const ScheduleResponse*> {
         nodeplan::capi::ParsedRequest<ScheduleRequest> req(request,
                                                            request_len);
         if (!req.status().ok()) return req.status();
@@ -76,7 +76,7 @@ int nodeplan_snapshot_schedule(const nodeplan_snapshot* snapshot,
       nodeplan::capi::RequestArenaOptions(state_len));
   return nodeplan::capi::Call(
       {response, response_len, error},
-      [&]() -> absl::StatusOr<ScheduleResponse*> {
+      [&]() -> absl::StatusOr<const ScheduleResponse*> {
         if (snapshot == nullptr || snapshot->compiled == nullptr) {
           return absl::InvalidArgumentError("snapshot is NULL");
         }

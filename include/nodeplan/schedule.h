@@ -45,9 +45,9 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
 // be null. The same bytes as Schedule, but the response is for reading and
 // serializing, not editing in place: the NodeClaims' `instanceTypes` and
 // `node.kubernetes.io/instance-type` requirement values point at shared
-// string objects (each instance-type name stored once per response).
-// CopyFrom it into a message of your own to edit.
-absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+// string objects (each instance-type name stored once per response), hence
+// the const result. CopyFrom it into a message of your own to edit.
+absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena);
 
 // A compiled, immutable view of what changes rarely: the catalog (with
@@ -70,7 +70,7 @@ class Snapshot {
 
   // Schedule with the response built on `arena` (see ScheduleOnArena above);
   // the same bytes, allocated and freed far faster for large plans.
-  virtual absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+  virtual absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
       const v1::ScheduleRequest& state,
       google::protobuf::Arena* arena) const = 0;
 };

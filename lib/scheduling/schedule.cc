@@ -18,7 +18,7 @@ class CompiledSnapshot : public Snapshot {
     return resp;
   }
 
-  absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+  absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
       const v1::ScheduleRequest& state,
       google::protobuf::Arena* arena) const override {
     if (arena == nullptr)
@@ -71,7 +71,7 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
   return resp;
 }
 
-absl::StatusOr<v1::ScheduleResponse*> ScheduleOnArena(
+absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena) {
   if (arena == nullptr)
     return absl::InvalidArgumentError("ScheduleOnArena: arena is null");
