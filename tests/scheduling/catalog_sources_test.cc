@@ -138,6 +138,26 @@ v1::ScheduleRequest TwoNodeClasses() {
   return r;
 }
 
+// Pod "disk" with a container asking 100Gi of ephemeral storage: never fits
+// small's 20Gi volume, fits big's 200Gi. `pool`, when set, pins it there.
+v1::Pod DiskPod(const std::string& cpu, const std::string& mem,
+                const std::string& pool = "") {
+  std::string selector;
+  if (!pool.empty()) {
+    selector = absl::StrCat(
+        R"pb(node_selector { key: "karpenter.sh/nodepool" value: ")pb", pool,
+        R"pb(" })pb");
+  }
+  return Pod("disk", cpu, mem, absl::StrCat("spec { ", selector, R"pb(
+             containers {
+               name: "c"
+               resources {
+                 requests { key: "ephemeral-storage" value: "100Gi" }
+               }
+             }
+           })pb"));
+}
+
 TEST(CatalogSources, EachNodeClassGetsItsOwnAwsCatalog) {
   auto r = TwoNodeClasses();
   *r.add_pods() = Pod("small", "1", "1Gi");
@@ -146,15 +166,7 @@ TEST(CatalogSources, EachNodeClassGetsItsOwnAwsCatalog) {
   EXPECT_EQ(small.new_node_claims(0).node_pool(), "small-disk");
   EXPECT_EQ(small.new_node_claims(0).launch().zone(), "us-east-1a");
   // 100Gi never fits small-disk's 20Gi volume but fits big-disk's 200Gi.
-  *r.add_pods() = Pod("disk", "1", "1Gi",
-                      R"pb(spec {
-                 containers {
-                   name: "c"
-                   resources {
-                     requests { key: "ephemeral-storage" value: "100Gi" }
-                   }
-                 }
-               })pb");
+  *r.add_pods() = DiskPod("1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.unschedulable_size(), 0) << ReasonFor(resp, "default/disk");
   bool found = false;
@@ -182,16 +194,7 @@ TEST(CatalogSources, InFlightNodeClaimSizedFromItsNodePoolsCatalog) {
              labels { key: "topology.kubernetes.io/zone" value: "us-east-1b" }
              labels { key: "karpenter.sh/capacity-type" value: "on-demand" }
            })pb");
-  *r.add_pods() = Pod("disk", "100m", "100Mi",
-                      R"pb(spec {
-             node_selector { key: "karpenter.sh/nodepool" value: "big-disk" }
-             containers {
-               name: "c"
-               resources {
-                 requests { key: "ephemeral-storage" value: "100Gi" }
-               }
-             }
-           })pb");
+  *r.add_pods() = DiskPod("100m", "100Mi", "big-disk");
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 0);
   ASSERT_EQ(resp.existing_nodes_size(), 1) << ReasonFor(resp, "default/disk");
@@ -201,16 +204,7 @@ TEST(CatalogSources, InFlightNodeClaimSizedFromItsNodePoolsCatalog) {
 TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
   auto r = TwoNodeClasses();
   // Only small-disk may take the pod: 100Gi never fits its 20Gi volume.
-  *r.add_pods() = Pod("disk", "1", "1Gi",
-                      R"pb(spec {
-             node_selector { key: "karpenter.sh/nodepool" value: "small-disk" }
-             containers {
-               name: "c"
-               resources {
-                 requests { key: "ephemeral-storage" value: "100Gi" }
-               }
-             }
-           })pb");
+  *r.add_pods() = DiskPod("1", "1Gi", "small-disk");
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 0);
   EXPECT_THAT(ReasonFor(resp, "default/disk"), HasSubstr("small-disk"));
@@ -219,15 +213,7 @@ TEST(CatalogSources, ANodeClassCatalogDoesNotLeakIntoAnotherNodePool) {
 TEST(CatalogSources, NodePoolsSharingANodeClassShareItsCatalog) {
   auto r = TwoNodeClasses();
   *r.add_node_pools() = AwsPool("also-big", "big", 5);
-  *r.add_pods() = Pod("disk", "1", "1Gi",
-                      R"pb(spec {
-                 containers {
-                   name: "c"
-                   resources {
-                     requests { key: "ephemeral-storage" value: "100Gi" }
-                   }
-                 }
-               })pb");
+  *r.add_pods() = DiskPod("1", "1Gi");
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   // Heavier than big-disk, same NodeClass and so the same catalog.
