@@ -69,16 +69,19 @@
  *   Until expanded, an Indexed NodeClaim's instance-type requirement is `In`
  *   with no values, which the API server rejects and which allows no type,
  *   so an unexpanded object can never launch wider than planned.
- *   ExpandInstanceTypes (C++, nodeplan/schedule.h), expand_instance_types
- *   (Python) and ExpandInstanceTypes (Go) turn it into exactly the Names
- *   response (byte for byte under deterministic serialization); Go's
- *   InstanceTypes and Python's instance_types read a NodeClaim's names
- *   without expanding. ScheduleOptions.maxInstanceTypes also bounds the
- *   lists (Karpenter launches with 60). C++ callers should parse responses
- *   on a google::protobuf::Arena with large blocks (ArenaOptions
- *   start_block_size 64 KiB, max_block_size 1 MiB): no malloc or free per
- *   message, and ExpandInstanceTypes on such a message shares the table's
- *   strings instead of copying them (benchmarks/capi_bench.cc).
+ *   ExpandInstanceTypes (the in-tree C++ library, nodeplan/schedule.h),
+ *   expand_instance_types (Python) and ExpandInstanceTypes (Go) turn it
+ *   into exactly the Names response (byte for byte under deterministic
+ *   serialization; any other caller does the same from schedule.proto's
+ *   field comments: names[indices] into instanceTypes, names[sorted
+ *   indices] into the requirement's values, then clear the indices and
+ *   the table); Go's InstanceTypes and Python's instance_types read a
+ *   NodeClaim's names without expanding. ScheduleOptions.maxInstanceTypes
+ *   also bounds the lists (Karpenter launches with 60). C++ callers should
+ *   parse responses on a google::protobuf::Arena with large blocks
+ *   (ArenaOptions start_block_size 64 KiB, max_block_size 1 MiB): no malloc
+ *   or free per message, and ExpandInstanceTypes on such a message shares
+ *   the table's strings instead of copying them (benchmarks/capi_bench.cc).
  *
  * ABI policy: the signatures below are frozen for NODEPLAN_CAPI_ABI_VERSION 1,
  *   which is also the shared library's SONAME (libnodeplan.so.1) and the
