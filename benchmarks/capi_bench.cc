@@ -4,6 +4,11 @@
 // C++ caller's full round trip (serialize the request, nodeplan_schedule,
 // parse the response). The difference is what the boundary adds.
 //
+// Each case runs with ScheduleOptions.instanceTypeEncoding "Names" (indexed:0,
+// the default: every option name twice per NodeClaim) and "Indexed"
+// (indexed:1: a name table and packed indices); the *_expand cases add the
+// caller's ExpandInstanceTypes back to the Names response.
+//
 // The shim is linked as objects with the static core (one copy of the
 // generated protos per process; see DESIGN.md), so nodeplan_schedule here is
 // the same code libnodeplan.so exports, minus one PLT indirection.
@@ -12,7 +17,9 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
@@ -28,17 +35,21 @@ using nodeplan::v1::ScheduleRequest;
 using nodeplan::v1::ScheduleResponse;
 
 // Karpenter's benchmark workload; max_instance_types 0 is nodeplan's default
-// (600 options per NodeClaim), 60 is Karpenter's own launch truncation.
+// (600 options per NodeClaim), 60 is Karpenter's own launch truncation;
+// indexed 1 asks for instanceTypeEncoding "Indexed".
 const ScheduleRequest& Workload(const benchmark::State& state) {
   static auto* const cache =
-      new std::map<std::pair<int64_t, int64_t>, ScheduleRequest>;
-  const auto key = std::make_pair(state.range(0), state.range(1));
+      new std::map<std::tuple<int64_t, int64_t, int64_t>, ScheduleRequest>;
+  const auto key =
+      std::make_tuple(state.range(0), state.range(1), state.range(2));
   auto it = cache->find(key);
   if (it == cache->end()) {
-    auto request =
-        nodeplan::workload::KarpenterBenchmark(static_cast<int>(key.first));
+    auto request = nodeplan::workload::KarpenterBenchmark(
+        static_cast<int>(std::get<0>(key)));
     request.mutable_options()->set_max_instance_types(
-        static_cast<int32_t>(key.second));
+        static_cast<int32_t>(std::get<1>(key)));
+    if (std::get<2>(key) != 0)
+      request.mutable_options()->set_instance_type_encoding("Indexed");
     it = cache->emplace(key, std::move(request)).first;
   }
   return it->second;
@@ -83,9 +94,48 @@ void BM_ScheduleDirectArena(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// Where the caller parses the response. (A first block kept between calls,
+// Where the caller parses the response, and whether it then expands an
+// Indexed response into the Names one. (A first block kept between calls,
 // ArenaOptions::initial_block, measured no faster here.)
-enum class Caller { kArena, kHeap };
+enum class Caller { kArena, kHeap, kArenaExpand, kHeapExpand };
+
+// ExpandInstanceTypes, failing the benchmark if the response does not expand.
+bool Expand(benchmark::State& state, ScheduleResponse* response) {
+  if (absl::Status s = nodeplan::ExpandInstanceTypes(response); !s.ok()) {
+    state.SkipWithError(std::string(s.message()).c_str());
+    return false;
+  }
+  return true;
+}
+
+// The caller's side of one answer: on failure the benchmark stops; else the
+// response is parsed (and expanded) as `caller` says, then freed.
+bool TakeResponse(benchmark::State& state, Caller caller, int code,
+                  void* response, size_t response_len, char* error) {
+  if (code != NODEPLAN_OK) {
+    state.SkipWithError(error);
+    nodeplan_free(error);
+    return false;
+  }
+  const bool expand =
+      caller == Caller::kArenaExpand || caller == Caller::kHeapExpand;
+  if (caller == Caller::kArena || caller == Caller::kArenaExpand) {
+    google::protobuf::Arena arena(ResponseArenaOptions());
+    auto* plan =
+        google::protobuf::Arena::CreateMessage<ScheduleResponse>(&arena);
+    plan->ParseFromArray(response, static_cast<int>(response_len));
+    nodeplan_free(response);
+    if (expand && !Expand(state, plan)) return false;
+    benchmark::DoNotOptimize(plan->cost());
+  } else {
+    ScheduleResponse plan;
+    plan.ParseFromArray(response, static_cast<int>(response_len));
+    nodeplan_free(response);
+    if (expand && !Expand(state, &plan)) return false;
+    benchmark::DoNotOptimize(plan.cost());
+  }
+  return true;
+}
 
 // What a C++ binding does per call: serialize, call, parse, free.
 void BM_ScheduleCAbiRoundTrip(benchmark::State& state, Caller caller) {
@@ -97,25 +147,67 @@ void BM_ScheduleCAbiRoundTrip(benchmark::State& state, Caller caller) {
     char* error = nullptr;
     int code = nodeplan_schedule(bytes.data(), bytes.size(), &response,
                                  &response_len, &error);
-    if (code != NODEPLAN_OK) {
-      state.SkipWithError(error);
-      nodeplan_free(error);
+    if (!TakeResponse(state, caller, code, response, response_len, error))
+      return;
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// A controller's call: the catalog and NodePool compiled once
+// (Snapshot::Compile, nodeplan_snapshot_new), then only the pods and options
+// sent per call, so neither the catalog's bytes nor its compile are paid.
+struct SnapshotWorkload {
+  ScheduleRequest base, state;
+};
+SnapshotWorkload SplitWorkload(const ScheduleRequest& full) {
+  SnapshotWorkload w{full, {}};
+  w.base.clear_pods();
+  w.base.clear_options();
+  *w.state.mutable_pods() = full.pods();
+  *w.state.mutable_options() = full.options();
+  return w;
+}
+
+void BM_SnapshotDirectArena(benchmark::State& state) {
+  const SnapshotWorkload w = SplitWorkload(Workload(state));
+  auto snapshot = nodeplan::Snapshot::Compile(w.base);
+  if (!snapshot.ok()) {
+    state.SkipWithError(std::string(snapshot.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    auto plan = (*snapshot)->ScheduleOnArena(w.state, &arena);
+    if (!plan.ok()) {
+      state.SkipWithError(std::string(plan.status().message()).c_str());
       return;
     }
-    if (caller == Caller::kArena) {
-      google::protobuf::Arena arena(ResponseArenaOptions());
-      auto* plan =
-          google::protobuf::Arena::CreateMessage<ScheduleResponse>(&arena);
-      plan->ParseFromArray(response, static_cast<int>(response_len));
-      nodeplan_free(response);
-      benchmark::DoNotOptimize(plan->cost());
-    } else {
-      ScheduleResponse plan;
-      plan.ParseFromArray(response, static_cast<int>(response_len));
-      nodeplan_free(response);
-      benchmark::DoNotOptimize(plan.cost());
-    }
+    benchmark::DoNotOptimize((*plan)->cost());
   }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void BM_SnapshotCAbiRoundTrip(benchmark::State& state, Caller caller) {
+  const SnapshotWorkload w = SplitWorkload(Workload(state));
+  const std::string base = w.base.SerializeAsString();
+  nodeplan_snapshot* snapshot = nullptr;
+  char* error = nullptr;
+  if (nodeplan_snapshot_new(base.data(), base.size(), &snapshot, &error) !=
+      NODEPLAN_OK) {
+    state.SkipWithError(error);
+    nodeplan_free(error);
+    return;
+  }
+  for (auto _ : state) {
+    const std::string bytes = w.state.SerializeAsString();
+    void* response = nullptr;
+    size_t response_len = 0;
+    int code = nodeplan_snapshot_schedule(snapshot, bytes.data(), bytes.size(),
+                                          &response, &response_len, &error);
+    if (!TakeResponse(state, caller, code, response, response_len, error))
+      break;
+  }
+  nodeplan_snapshot_free(snapshot);
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
@@ -128,6 +220,8 @@ enum class Part {
   kSerializeResponse,  // shim: deterministic, into the malloc'd output
   kParseResponse,      // caller, on an arena (recommended)
   kParseResponseHeap,  // caller, plain message
+  kParseAndExpand,     // caller, on an arena, then ExpandInstanceTypes
+  kParseAndExpandHeap,
 };
 
 void BM_BoundaryPart(benchmark::State& state, Part part) {
@@ -177,27 +271,55 @@ void BM_BoundaryPart(benchmark::State& state, Part part) {
         benchmark::DoNotOptimize(parsed.ParseFromString(response_bytes));
         break;
       }
+      case Part::kParseAndExpand: {
+        google::protobuf::Arena arena(ResponseArenaOptions());
+        auto* parsed =
+            google::protobuf::Arena::CreateMessage<ScheduleResponse>(&arena);
+        parsed->ParseFromString(response_bytes);
+        if (!Expand(state, parsed)) return;
+        break;
+      }
+      case Part::kParseAndExpandHeap: {
+        ScheduleResponse parsed;
+        parsed.ParseFromString(response_bytes);
+        if (!Expand(state, &parsed)) return;
+        break;
+      }
     }
   }
 }
 
-void Args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"pods", "max_instance_types"})
-      ->Args({5000, 0})
-      ->Args({5000, 60})
+void Shape(benchmark::internal::Benchmark* b,
+           const std::vector<int64_t>& indexed) {
+  b->ArgNames({"pods", "max_instance_types", "indexed"})
+      ->ArgsProduct({{5000}, {0, 60}, indexed})
       ->Unit(benchmark::kMillisecond);
 }
+// Names and Indexed responses.
+void Args(benchmark::internal::Benchmark* b) { Shape(b, {0, 1}); }
+// The request does not depend on the encoding (but for the option itself).
+void RequestArgs(benchmark::internal::Benchmark* b) { Shape(b, {0}); }
+// Expansion has nothing to do in a Names response.
+void ExpandArgs(benchmark::internal::Benchmark* b) { Shape(b, {1}); }
 
 BENCHMARK(BM_ScheduleDirect)->Apply(Args);
 BENCHMARK(BM_ScheduleDirectArena)->Apply(Args);
 BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, arena, Caller::kArena)->Apply(Args);
 BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, heap, Caller::kHeap)->Apply(Args);
+BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, arena_expand, Caller::kArenaExpand)
+    ->Apply(ExpandArgs);
+BENCHMARK_CAPTURE(BM_ScheduleCAbiRoundTrip, heap_expand, Caller::kHeapExpand)
+    ->Apply(ExpandArgs);
+BENCHMARK(BM_SnapshotDirectArena)->Apply(Args);
+BENCHMARK_CAPTURE(BM_SnapshotCAbiRoundTrip, arena, Caller::kArena)->Apply(Args);
+BENCHMARK_CAPTURE(BM_SnapshotCAbiRoundTrip, arena_expand, Caller::kArenaExpand)
+    ->Apply(ExpandArgs);
 BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_request, Part::kSerializeRequest)
-    ->Apply(Args);
+    ->Apply(RequestArgs);
 BENCHMARK_CAPTURE(BM_BoundaryPart, parse_request, Part::kParseRequest)
-    ->Apply(Args);
+    ->Apply(RequestArgs);
 BENCHMARK_CAPTURE(BM_BoundaryPart, parse_request_heap, Part::kParseRequestHeap)
-    ->Apply(Args);
+    ->Apply(RequestArgs);
 BENCHMARK_CAPTURE(BM_BoundaryPart, serialize_response, Part::kSerializeResponse)
     ->Apply(Args);
 BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response, Part::kParseResponse)
@@ -205,5 +327,10 @@ BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response, Part::kParseResponse)
 BENCHMARK_CAPTURE(BM_BoundaryPart, parse_response_heap,
                   Part::kParseResponseHeap)
     ->Apply(Args);
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_and_expand, Part::kParseAndExpand)
+    ->Apply(ExpandArgs);
+BENCHMARK_CAPTURE(BM_BoundaryPart, parse_and_expand_heap,
+                  Part::kParseAndExpandHeap)
+    ->Apply(ExpandArgs);
 
 }  // namespace

@@ -61,21 +61,64 @@ func timed(b *testing.B, fn func()) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
-// BenchmarkSchedule: marshal + call + unmarshal, as a Go caller sees it.
+// BenchmarkSchedule: marshal + call + unmarshal, as a Go caller sees it,
+// with the instance types as names (the default) and Indexed, the latter
+// also followed by ExpandInstanceTypes (the Names response again) or by
+// InstanceTypes on every NodeClaim (every claim's names, not expanded).
 func BenchmarkSchedule(b *testing.B) {
 	req := benchRequest(b)
-	timed(b, func() {
-		if _, err := nodeplan.Schedule(req); err != nil {
-			b.Fatal(err)
-		}
+	b.Run("names", func(b *testing.B) {
+		timed(b, func() {
+			if _, err := nodeplan.Schedule(req); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	compact := withEncoding(req, "Indexed")
+	b.Run("indexed", func(b *testing.B) {
+		timed(b, func() {
+			if _, err := nodeplan.Schedule(compact); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("indexed_expand", func(b *testing.B) {
+		timed(b, func() {
+			plan, err := nodeplan.Schedule(compact)
+			if err == nil {
+				err = nodeplan.ExpandInstanceTypes(plan)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("indexed_instance_types", func(b *testing.B) {
+		timed(b, func() {
+			plan, err := nodeplan.Schedule(compact)
+			for _, claim := range plan.GetNewNodeClaims() {
+				if err == nil {
+					_, err = nodeplan.InstanceTypes(plan, claim)
+				}
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 }
 
 // BenchmarkScheduleParts times the Go side of the boundary alone: marshal
 // the request, the call on already marshalled bytes (C parse, schedule, C
-// serialize, Go unmarshal), and unmarshal the response.
+// serialize, Go unmarshal), and unmarshal the response; Indexed also
+// unmarshal + ExpandInstanceTypes.
 func BenchmarkScheduleParts(b *testing.B) {
 	req := benchRequest(b)
+	b.Run("names", func(b *testing.B) { scheduleParts(b, req) })
+	b.Run("indexed", func(b *testing.B) { scheduleParts(b, withEncoding(req, "Indexed")) })
+}
+
+func scheduleParts(b *testing.B, req *nodeplanv1.ScheduleRequest) {
 	in, err := proto.Marshal(req)
 	if err != nil {
 		b.Fatal(err)
@@ -106,6 +149,21 @@ func BenchmarkScheduleParts(b *testing.B) {
 		b.ReportMetric(float64(len(out)), "response-bytes")
 		timed(b, func() {
 			if err := proto.Unmarshal(out, &nodeplanv1.ScheduleResponse{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	if len(plan.InstanceTypeNames) == 0 {
+		return
+	}
+	b.Run("unmarshal_and_expand", func(b *testing.B) {
+		timed(b, func() {
+			r := &nodeplanv1.ScheduleResponse{}
+			err := proto.Unmarshal(out, r)
+			if err == nil {
+				err = nodeplan.ExpandInstanceTypes(r)
+			}
+			if err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -3,7 +3,9 @@
 // Kubernetes-shaped protobuf messages (package nodeplanv1).
 //
 // Each call marshals a request, calls the C library once and unmarshals the
-// response. A pod that fits nowhere is an answer (ScheduleResponse
+// response. For large plans, ScheduleOptions.InstanceTypeEncoding "Indexed"
+// makes the response name each instance type once (see InstanceTypes and
+// ExpandInstanceTypes). A pod that fits nowhere is an answer (ScheduleResponse
 // Unschedulable), not an error; errors are *Error values carrying the
 // absl::StatusCode number.
 //

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -46,9 +47,29 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
 // serializing, not editing in place: the NodeClaims' `instanceTypes` and
 // `node.kubernetes.io/instance-type` requirement values point at shared
 // string objects (each instance-type name stored once per response), hence
-// the const result. CopyFrom it into a message of your own to edit.
+// the const result. CopyFrom it into a message of your own to edit. (With
+// instanceTypeEncoding "Indexed" no strings are shared: the names are in
+// instanceTypeNames only, and each NodeClaim lists indices into it.)
 absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena);
+
+// Turns a response scheduled with ScheduleOptions.instanceTypeEncoding
+// "Indexed" into the response "Names" gives for the same request: every
+// NodeClaim's instanceTypes and its node.kubernetes.io/instance-type
+// requirement values are filled in from its instanceTypeIndices, and the
+// indices and instanceTypeNames are cleared, so that the deterministic
+// serialization is byte-identical to the Names response. A response without
+// indices (Names already, or expanded) is left as it is. A response that is
+// not a nodeplan Indexed render (an index outside the table or listed twice,
+// names and indices on one NodeClaim, no `In` requirement without values to
+// fill) is INVALID_ARGUMENT and left unchanged.
+//
+// On a heap message every name is copied into its lists. On an arena
+// (the recommended way to parse a large response, c_api.h) every list
+// points at the table's own strings instead, as ScheduleOnArena renders
+// them: no allocation per name, but the response is then for reading and
+// serializing only (editing one name in place would edit it everywhere).
+absl::Status ExpandInstanceTypes(v1::ScheduleResponse* response);
 
 // A compiled, immutable view of what changes rarely: the catalog (with
 // overlays and unavailable offerings applied), NodeClasses and NodePools.

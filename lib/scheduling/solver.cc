@@ -31,6 +31,7 @@
 #include "nodeplan/library_version.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/namespaces.h"
+#include "scheduling/option_table.h"
 
 namespace nodeplan::scheduling {
 
@@ -65,6 +66,14 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("options.spreadBookkeeping: \"", o.spread_bookkeeping(),
                      "\" is not one of Consistent, Karpenter"));
+  }
+  if (o.instance_type_encoding() == "Indexed") {
+    out.indexed_instance_types = true;
+  } else if (!o.instance_type_encoding().empty() &&
+             o.instance_type_encoding() != "Names") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.instanceTypeEncoding: \"", o.instance_type_encoding(),
+        "\" is not one of Names, Indexed"));
   }
   return out;
 }
@@ -404,6 +413,9 @@ class Round {
   google::protobuf::Arena* name_arena_ = nullptr;
   std::vector<std::string>* name_block_ = nullptr;
   std::vector<int> name_slot_;
+  // instanceTypeEncoding "Indexed": the response's name table, built while
+  // rendering.
+  std::optional<OptionTable> option_table_;
   std::vector<int> placed_claim_;     // pod -> claim or -1
   std::vector<int> placed_existing_;  // pod -> existing or -1
   int placeholder_ = 0;
@@ -2457,7 +2469,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   // RepeatedPtrField::Add makes an allocation, a cleanup and a copy per
   // string (schedule.h: such a response is for reading, not editing).
   google::protobuf::Arena* arena = out->GetArena();
-  if (arena != nullptr && name_arena_ != arena) {
+  const bool indexed = option_table_.has_value();
+  if (arena != nullptr && !indexed && name_arena_ != arena) {
     name_arena_ = arena;
     name_block_ =
         google::protobuf::Arena::Create<std::vector<std::string>>(arena);
@@ -2493,6 +2506,12 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         start("DoesNotExist");
         continue;
       }
+      if (indexed) {
+        // No values until expanded from the indices: an unexpanded object
+        // is rejected by the API server, never launched wider than planned.
+        start("In");
+        continue;
+      }
       auto* names = start("In")->mutable_values();
       names->Reserve(static_cast<int>(opts.size()));
       for (int i : name_order_)
@@ -2526,9 +2545,14 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       rq[dims_.Name(d)] = dims_.Format(d, requests[d]);
       (*out->mutable_requests())[dims_.Name(d)] = dims_.Format(d, requests[d]);
     }
-  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
-  out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
-  for (auto& [price, i] : opts) add_name(out->mutable_instance_types(), i);
+  if (indexed) {
+    auto* indices = out->mutable_instance_type_indices();
+    indices->Reserve(static_cast<int>(opts.size()));
+    for (auto& [price, i] : opts) option_table_->Add(i, indices);
+  } else {
+    out->mutable_instance_types()->Reserve(static_cast<int>(opts.size()));
+    for (auto& [price, i] : opts) add_name(out->mutable_instance_types(), i);
+  }
   if (best_t >= 0 && best_o >= 0) {
     const Offering& o = c_.types[best_t].offerings[best_o];
     auto* l = out->mutable_launch();
@@ -2553,6 +2577,7 @@ void Round::Render(v1::ScheduleResponse* out) {
   absl::flat_hash_map<std::string, int> per_pool;
   std::set<std::string> used_names;
   double cost = 0;
+  if (opt_.indexed_instance_types) option_table_.emplace(n_);
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
     // Rendered in place (on the response's arena, if any); a NodeClaim that
     // fails minValues at the end is taken off again.
@@ -2586,6 +2611,10 @@ void Round::Render(v1::ScheduleResponse* out) {
     x->set_kind(e.is_claim ? "NodeClaim" : "Node");
     for (int p : e.pods) x->add_pods(pending_[p].key);
   }
+  if (option_table_)
+    option_table_->Finish(
+        name_order_,
+        [&](int t) -> const std::string& { return c_.types[t].name; }, out);
   for (size_t p = 0; p < pending_.size(); ++p) {
     if (placed_claim_[p] >= 0 || placed_existing_[p] >= 0) continue;
     auto* u = resp.add_unschedulable();

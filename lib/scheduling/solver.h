@@ -26,6 +26,9 @@ struct Options {
   // spreadBookkeeping "Karpenter": spread groups identified and split as
   // Karpenter's TopologyGroup.Hash does (see schedule.proto).
   bool karpenter_spread_groups = false;
+  // instanceTypeEncoding "Indexed": options as indices into one name table
+  // per response instead of two string lists per NodeClaim.
+  bool indexed_instance_types = false;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);

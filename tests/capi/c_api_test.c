@@ -145,6 +145,30 @@ static void test_load_manifests_answers(void) {
   if (error != poison_text) nodeplan_free(error);
 }
 
+/* A ScheduleRequest whose options (field 14) hold instanceTypeEncoding
+ * (field 6) = `encoding` (under 100 bytes: one-byte lengths). */
+static size_t encoding_request(const char* encoding, unsigned char* out) {
+  size_t len = strlen(encoding);
+  out[0] = 0x72;
+  out[1] = (unsigned char)(len + 2);
+  out[2] = 0x32;
+  out[3] = (unsigned char)len;
+  memcpy(out + 4, encoding, len);
+  return len + 4;
+}
+
+static void test_schedule_encoding_option(void) {
+  static const struct op schedule = {"nodeplan_schedule", nodeplan_schedule,
+                                     NULL, 0, 1};
+  unsigned char req[128];
+  expect_success(&schedule, req, encoding_request("Names", req));
+  expect_success(&schedule, req, encoding_request("Indexed", req));
+  expect_failure(&schedule, req, encoding_request("Bogus", req),
+                 NODEPLAN_INVALID_ARGUMENT,
+                 "options.instanceTypeEncoding: \"Bogus\" is not one of "
+                 "Names, Indexed");
+}
+
 int main(void) {
   size_t i;
   static unsigned char load_req[128];
@@ -160,6 +184,7 @@ int main(void) {
   test_versions();
   for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) test_op(&ops[i]);
   test_load_manifests_answers();
+  test_schedule_encoding_option();
   if (failures != 0) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

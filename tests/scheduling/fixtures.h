@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
@@ -124,6 +125,46 @@ inline std::string Bytes(const google::protobuf::Message& m) {
   m.SerializeToCodedStream(&c);
   c.Trim();
   return out;
+}
+
+// Splits a one-call request into Snapshot::Compile's base and
+// Snapshot::Schedule's state.
+inline void SplitForSnapshot(const v1::ScheduleRequest& full,
+                             v1::ScheduleRequest* base,
+                             v1::ScheduleRequest* state) {
+  *base = full;
+  *state = full;
+  for (auto clear : {&v1::ScheduleRequest::clear_nodes,
+                     &v1::ScheduleRequest::clear_node_claims,
+                     &v1::ScheduleRequest::clear_pods,
+                     &v1::ScheduleRequest::clear_daemon_sets,
+                     &v1::ScheduleRequest::clear_persistent_volume_claims,
+                     &v1::ScheduleRequest::clear_persistent_volumes,
+                     &v1::ScheduleRequest::clear_storage_classes,
+                     &v1::ScheduleRequest::clear_deployments,
+                     &v1::ScheduleRequest::clear_namespaces,
+                     &v1::ScheduleRequest::clear_options})
+    (base->*clear)();
+  for (auto clear : {&v1::ScheduleRequest::clear_node_pools,
+                     &v1::ScheduleRequest::clear_node_classes,
+                     &v1::ScheduleRequest::clear_catalog,
+                     &v1::ScheduleRequest::clear_catalog_ref,
+                     &v1::ScheduleRequest::clear_node_overlays,
+                     &v1::ScheduleRequest::clear_unavailable_offerings})
+    (state->*clear)();
+}
+
+// A serialized instanceTypeEncoding "Indexed" response expanded as a C ABI
+// caller does it: parsed on an arena, ExpandInstanceTypes there (names
+// shared with the table); its deterministic bytes, or why it failed.
+inline std::string ExpandedOnArena(const std::string& serialized) {
+  google::protobuf::Arena arena;
+  auto* parsed =
+      google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
+  if (!parsed->ParseFromString(serialized)) return "unparsable";
+  if (absl::Status s = ExpandInstanceTypes(parsed); !s.ok())
+    return std::string(s.message());
+  return Bytes(*parsed);
 }
 
 inline std::string ReasonFor(const v1::ScheduleResponse& r,

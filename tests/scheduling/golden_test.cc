@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "fixtures.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -112,14 +113,8 @@ TEST(SchedulingGoldenTest, ResponsesKeepTheirDigests) {
 // The compiled-snapshot path (what the benchmark and the C ABI use) renders
 // the same bytes as the one-call path.
 TEST(SchedulingGoldenTest, SnapshotPathMatchesOneCall) {
-  v1::ScheduleRequest full = workload::KarpenterBenchmark(300);
-  v1::ScheduleRequest base = full, state = full;
-  base.clear_pods();
-  base.clear_options();
-  state.clear_node_pools();
-  state.clear_node_classes();
-  state.clear_catalog();
-  state.clear_catalog_ref();
+  v1::ScheduleRequest full = workload::KarpenterBenchmark(300), base, state;
+  testing::SplitForSnapshot(full, &base, &state);
   auto snap = Snapshot::Compile(base);
   ASSERT_TRUE(snap.ok()) << snap.status();
   auto a = (*snap)->Schedule(state);
@@ -141,6 +136,68 @@ TEST(SchedulingGoldenTest, ArenaPathKeepsTheDigests) {
     EXPECT_EQ(DigestAsBuilt(**response), c.digest) << c.name;
   }
   EXPECT_FALSE(ScheduleOnArena(workload::KarpenterBenchmark(1), nullptr).ok());
+}
+
+// instanceTypeEncoding "Indexed", then ExpandInstanceTypes, gives the golden
+// bytes of the Names response.
+v1::ScheduleRequest Indexed(v1::ScheduleRequest request) {
+  request.mutable_options()->set_instance_type_encoding("Indexed");
+  return request;
+}
+
+// Expanded as a C ABI caller does it (fixtures.h), then digested.
+std::string DigestExpandedOnArena(const std::string& indexed) {
+  v1::ScheduleResponse read_back;
+  if (!read_back.ParseFromString(testing::ExpandedOnArena(indexed)))
+    return "unparsable";
+  return Digest(std::move(read_back));
+}
+
+std::string DigestExpanded(v1::ScheduleResponse indexed) {
+  if (absl::Status s = ExpandInstanceTypes(&indexed); !s.ok())
+    return std::string(s.message());
+  return Digest(std::move(indexed));
+}
+
+TEST(SchedulingGoldenTest, IndexedExpandsToTheDigestsByValue) {
+  for (const Case& c : kCases) {
+    absl::StatusOr<v1::ScheduleResponse> indexed = Schedule(Indexed(c.make()));
+    ASSERT_TRUE(indexed.ok()) << c.name << ": " << indexed.status();
+    for (const v1::NewNodeClaim& claim : indexed->new_node_claims())
+      ASSERT_TRUE(claim.instance_types().empty()) << c.name;
+    if (indexed->new_node_claims_size() > 0) {  // not vacuous
+      EXPECT_NE(Digest(*indexed), c.digest) << c.name;
+    }
+    EXPECT_EQ(DigestExpanded(*indexed), c.digest) << c.name;
+    EXPECT_EQ(DigestExpandedOnArena(indexed->SerializeAsString()), c.digest)
+        << c.name;
+  }
+}
+
+TEST(SchedulingGoldenTest, IndexedExpandsToTheDigestsOnAnArena) {
+  for (const Case& c : kCases) {
+    google::protobuf::Arena arena;
+    auto indexed = ScheduleOnArena(Indexed(c.make()), &arena);
+    ASSERT_TRUE(indexed.ok()) << c.name << ": " << indexed.status();
+    EXPECT_EQ(DigestExpandedOnArena((*indexed)->SerializeAsString()), c.digest)
+        << c.name;
+    EXPECT_EQ(DigestExpanded(**indexed), c.digest) << c.name;
+  }
+}
+
+TEST(SchedulingGoldenTest, IndexedSnapshotPathExpandsToOneCall) {
+  v1::ScheduleRequest full = workload::KarpenterBenchmark(300), base, state;
+  testing::SplitForSnapshot(Indexed(full), &base, &state);
+  auto snap = Snapshot::Compile(base);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  const std::string names = DigestOf(full);
+  auto a = (*snap)->Schedule(state);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(DigestExpanded(*a), names);
+  google::protobuf::Arena arena;
+  auto b = (*snap)->ScheduleOnArena(state, &arena);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(DigestExpandedOnArena((*b)->SerializeAsString()), names);
 }
 
 }  // namespace

@@ -10,6 +10,12 @@ serializes a nodeplan.v1 message, calls the library once and parses the answer.
     request = schedule_pb2.ScheduleRequest(node_pools=manifests.node_pools, ...)
     plan = nodeplan.schedule(request)        # a ScheduleResponse
 
+With ScheduleOptions(instance_type_encoding="Indexed") the response lists
+each NodeClaim's instance-type options as indices into one table of names,
+far cheaper to parse at scale; nodeplan.expand_instance_types(plan) turns it
+into the usual response, nodeplan.instance_types(plan) reads the options
+without expanding.
+
 Errors raise nodeplan.Error (code, message); a pod that fits nowhere is an
 answer (plan.unschedulable), not an error. The ABI version of the C library is
 checked at import.
@@ -30,12 +36,18 @@ from nodeplan._api import (  # noqa: E402
     validate,
 )
 from nodeplan._errors import Error, InvalidArgumentError  # noqa: E402
+from nodeplan._instance_types import (  # noqa: E402
+    expand_instance_types,
+    instance_types,
+)
 
 __all__ = [
     "ABI_VERSION",
     "Error",
     "InvalidArgumentError",
     "Snapshot",
+    "expand_instance_types",
+    "instance_types",
     "library_version",
     "load_manifests",
     "schedule",

@@ -40,3 +40,10 @@ spec:
 @pytest.fixture(scope="session")
 def deployment_text():
     return DEPLOYMENT_YAML
+
+
+@pytest.fixture(scope="session")
+def two_deployments_text():
+    """Two Deployments of different shapes: several NodeClaims whose option
+    lists differ."""
+    return (REPO / "bindings" / "testdata" / "two-deployments.yaml").read_text()

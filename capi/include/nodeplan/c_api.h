@@ -53,14 +53,35 @@
  * Robustness: no input can abort the host process or throw through this
  *   boundary; failures are codes.
  *
- * Large responses: a ScheduleResponse lists every NodeClaim's instance-type
- *   options (twice: instanceTypes and the NodeClaim's instance-type
- *   requirement), about 11 MB for 1,000 NodeClaims with 400 options each.
- *   ScheduleOptions.maxInstanceTypes bounds the list (Karpenter launches with
- *   60). C++ callers should parse responses on a google::protobuf::Arena with
- *   large blocks (ArenaOptions start_block_size 64 KiB, max_block_size 1 MiB):
- *   no malloc or free per string, so the 2.3 MB response at 60 options parses
- *   in under half the time of a heap message (benchmarks/capi_bench.cc).
+ * Large responses: by default (ScheduleOptions.instanceTypeEncoding
+ *   "Names") a ScheduleResponse lists every NodeClaim's instance-type
+ *   options twice, as strings (NewNodeClaim.instanceTypes and the
+ *   NodeClaim's instance-type requirement): about 11 MB and 800,000 strings
+ *   for 1,000 NodeClaims with 400 options each, which take longer to
+ *   serialize and parse than the decision itself. "Indexed" names each
+ *   referenced type once (ScheduleResponse.instanceTypeNames, byte order)
+ *   and lists each NodeClaim's options as packed int32 indices into that
+ *   table (NewNodeClaim.instanceTypeIndices, cheapest first); the same plan
+ *   is then 1.6 MB. Why indices and not a shorter string list: they make
+ *   the response's size independent of name lengths, keep one copy of each
+ *   name per response in every language, and encode both orders (cheapest
+ *   first as listed, byte order once sorted, since the table is sorted).
+ *   Until expanded, an Indexed NodeClaim's instance-type requirement is `In`
+ *   with no values, which the API server rejects and which allows no type,
+ *   so an unexpanded object can never launch wider than planned.
+ *   ExpandInstanceTypes (the in-tree C++ library, nodeplan/schedule.h),
+ *   expand_instance_types (Python) and ExpandInstanceTypes (Go) turn it
+ *   into exactly the Names response (byte for byte under deterministic
+ *   serialization; any other caller does the same from schedule.proto's
+ *   field comments: names[indices] into instanceTypes, names[sorted
+ *   indices] into the requirement's values, then clear the indices and
+ *   the table); Go's InstanceTypes and Python's instance_types read a
+ *   NodeClaim's names without expanding. ScheduleOptions.maxInstanceTypes
+ *   also bounds the lists (Karpenter launches with 60). C++ callers should
+ *   parse responses on a google::protobuf::Arena with large blocks
+ *   (ArenaOptions start_block_size 64 KiB, max_block_size 1 MiB): no malloc
+ *   or free per message, and ExpandInstanceTypes on such a message shares
+ *   the table's strings instead of copying them (benchmarks/capi_bench.cc).
  *
  * ABI policy: the signatures below are frozen for NODEPLAN_CAPI_ABI_VERSION 1,
  *   which is also the shared library's SONAME (libnodeplan.so.1) and the
