@@ -16,7 +16,7 @@
 //    Interner::Int caches the integer of any id. The shared interner has
 //    separate LabelKeyId / LabelValue spaces (a LabelValue carries is_int /
 //    int_value flags). Switching means retyping every Id in model.h, pods.h,
-//    topology.h and about 140 call sites in solver.cc and topology.cc.
+//    topology.h and about 140 call sites in round_*.cc and topology.cc.
 //  * Those two files are being restructured for speed on another branch
 //    (schedperf); rewriting their requirement calls now would conflict with
 //    it wholesale. The migration belongs after that branch merges.
@@ -33,8 +33,8 @@
 // per-call overlay (Interner(&base)) for pod/node strings, so a compiled
 // Snapshot stays immutable; (2) Req -> nodeplan::Requirement, Reqs ->
 // nodeplan::Requirements, WellKnown -> WellKnownLabels in model.h, pods.h,
-// topology.h, solver.cc, topology.cc; (3) a string-appending variant of
-// Requirements::Intersects/Compatible, or reasons built from the Status
+// topology.h, round.h, round_*.cc, topology.cc; (3) a string-appending variant
+// of Requirements::Intersects/Compatible, or reasons built from the Status
 // messages, checked against tests/scheduling goldens; (4) CPU-time figures
 // of scheduling_bench (release preset) before and after, no regression.
 

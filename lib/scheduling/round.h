@@ -1,0 +1,357 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_ROUND_H_
+#define NODEPLAN_LIB_SCHEDULING_ROUND_H_
+
+// One scheduling round's state and steps (Karpenter's Scheduler.Solve over
+// the compiled model), private to lib/scheduling. solver.cc runs it;
+// the steps live by concern: round_setup.cc (pods, DaemonSets, existing
+// capacity, NodePool state), round_views.cc (relaxation levels, topology
+// groups), round_placement.cc (trying existing nodes and NodeClaims) and
+// round_render.cc (the response).
+//
+// Deterministic rules where Karpenter relies on unstable sorts, hash-map
+// order or randomness (see also topology.h):
+//  - in-flight NodeClaims are tried in (pod count ascending, creation order);
+//  - preferred terms of equal weight keep declaration order;
+//  - pods of equal CPU, memory, creation time and uid keep input order;
+//  - instance-type options of equal price keep catalog order;
+//  - a custom requirement label without a single value resolves to its
+//    smallest allowed value (In) or smallest allowed integer >= 0 (Exists,
+//    NotIn, Gt...), where Karpenter picks at random.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "google/protobuf/arena.h"
+#include "nodeplan/v1/schedule.pb.h"
+#include "scheduling/bits.h"
+#include "scheduling/model.h"
+#include "scheduling/namespaces.h"
+#include "scheduling/option_table.h"
+#include "scheduling/pods.h"
+#include "scheduling/solver.h"
+#include "scheduling/topology.h"
+
+namespace nodeplan::scheduling {
+
+struct DaemonPod {
+  std::string name;
+  ResVec requests;
+  std::vector<Toleration> tols;
+  Reqs node_selector;
+  std::vector<Reqs> terms;
+  std::vector<HostPort> ports;
+};
+
+struct DaemonGroup {
+  Bits types;
+  ResVec overhead;
+  bool has_overhead = false;
+  std::vector<HostPort> ports;
+};
+
+struct PoolState {
+  std::vector<DaemonGroup> groups;
+  ResVec template_overhead;
+  ResVec remaining;
+  Bits limit_ok;
+  bool limit_dirty = true;
+  bool dropped = false;
+  // Types with a reserved offering this NodePool can use.
+  Bits reserved_types;
+  // The dimensions the NodePool limits, and the largest capacity of its
+  // types in each (while it is within `remaining`, no type exceeds it).
+  std::vector<int> limited;
+  ResVec max_capacity;
+};
+
+struct Existing {
+  std::string name;
+  bool is_claim = false;
+  bool initialized = false;
+  Reqs reqs;
+  std::vector<v1::Taint> taints;
+  ResVec remaining;
+  std::vector<HostPort> ports;
+  std::vector<int> pods;
+  Id hostname = kNoId;
+};
+
+struct Claim {
+  int pool = 0;
+  Reqs reqs;
+  Id hostname = kNoId;
+  Bits options;
+  ResVec requests;
+  std::vector<int> pods;
+  std::vector<HostPort> ports;
+  std::vector<std::pair<int, int>> reserved;  // (type, offering)
+  bool min_values_relaxed = false;
+  // Per-resource maximum allocatable over the options: requests beyond it
+  // cannot fit any option (a cheap first check).
+  ResVec max_alloc;
+  // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
+  int64_t seq = 0;
+};
+
+struct RelaxState {
+  int req_dropped = 0, aff_dropped = 0, anti_dropped = 0, node_dropped = 0,
+      anyway_dropped = 0;
+  bool pns = false;
+};
+
+struct View {
+  Reqs reqs, strict;
+  std::vector<Toleration> tols;
+  std::vector<int> groups;   // owned groups
+  std::vector<int> inverse;  // owned inverse groups
+  // Whether an instance-type filter failure can never turn into success for
+  // this view (no owned spread or affinity group can widen later).
+  bool monotone_filter = true;
+  // NodeClaims this view can never join again (a monotone failure: taints,
+  // conflicting requirements, anti-affinity, resources, host ports). Pods of
+  // one class share it, so identical pods skip known dead ends.
+  mutable std::vector<char> dead;
+  // Per NodePool: 0 unknown, 1 tolerates its taints, 2 does not.
+  mutable std::vector<char> tolerates_pool;
+  // Round::SharedSlots, computed when inverse_groups_ had `slots_inverse`
+  // entries (-1: not yet).
+  mutable std::vector<int> slots;
+  mutable int slots_inverse = -1;
+  // Every NodeClaim below this index is in `dead`.
+  mutable size_t scan_from = 0;
+};
+
+struct ClassState {
+  PodClass cls;
+  std::vector<RelaxState> levels;
+  std::vector<std::unique_ptr<View>> views;
+};
+
+struct PendingPod {
+  const v1::Pod* pod;
+  std::string key;
+  int cls = -1;
+  int input = 0;
+};
+
+struct BoundPod {
+  const v1::Pod* pod;
+  Id ns;
+  Labels labels;
+  int node = -1;  // index into request nodes
+};
+
+struct Candidate {
+  Reqs reqs;
+  Bits options;
+  std::vector<std::pair<int, int>> reserve;
+  bool min_values_relaxed = false;
+};
+
+enum class Fail { kNone, kOther, kReserved };
+
+class Round {
+ public:
+  Round(const Compiled& c, const v1::ScheduleRequest& req, Options opt)
+      : c_(c),
+        req_(req),
+        opt_(opt),
+        in_(c.in),
+        wk_(c.wk),
+        dims_(c.dims),
+        k_(c.keys),
+        n_(c.types.size()) {}
+
+  absl::Status Setup();
+  void Run();
+  void Render(v1::ScheduleResponse* out);
+  // Frees what only placement needs (per-view dead ends, caches), so the
+  // response is built with less memory held.
+  void ReleasePlacementState();
+
+ private:
+  // Setup helpers.
+  absl::Status CompilePods();
+  absl::Status CompileClass(const v1::Pod& pod, PodClass& cls,
+                            const std::string& path);
+  absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls);
+  absl::Status CompileDaemons();
+  absl::Status CompileExisting();
+  void CompilePoolStates();
+  void BuildDomainUniverse();
+  void BuildInverseFromBound();
+
+  // Views and relaxation.
+  bool Relax(const PodClass& cls, RelaxState& s) const;
+  const View* GetView(int cls, int level);
+  // For spreads under spreadBookkeeping "Karpenter", `first_term` and
+  // `tols` are the pod's required terms and tolerations at its relaxation
+  // level (they shape the node filter and the group's identity).
+  int GroupFor(GroupType type, const std::string& key, Id ns_default,
+               const v1::PodAffinityTerm* term,
+               const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
+               bool inverse, size_t first_term = 0,
+               const std::vector<Toleration>* tols = nullptr);
+  void CountDomains(TopologyGroup& g);
+  // Built on first use: only namespaceSelector terms need it.
+  const KnownNamespaces& Namespaces();
+
+  // Placement.
+  Fail Add(int pod, int level, std::string* err);
+  // `extra`, when given, is intersected into node_reqs key by key (so a
+  // NodeClaim can be checked before its requirements are copied and merged).
+  bool AddTopology(const PodClass& cls, const View& v,
+                   const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
+                   const WellKnown* allow, Reqs* out, std::string* err,
+                   const Reqs* extra = nullptr);
+  void Record(const PodClass& cls, const View& v,
+              const std::vector<v1::Taint>& taints, const Reqs& reqs,
+              const WellKnown* allow);
+  bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
+                      Reqs* merged);
+  Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
+                   bool relax_min, Candidate* out, std::string* err);
+  Fail FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
+                   bool relax_min, Candidate* out, std::string* err);
+  // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
+  // counts the pod itself when the group selects it, anti-affinity does not.
+  int SharedDeadSlot(int gi, const PodClass& cls) const {
+    const TopologyGroup& g = groups_[gi];
+    return gi * 2 +
+           (g.type == GroupType::kSpread && g.Selects(cls.ns_id, cls.labels)
+                ? 1
+                : 0);
+  }
+  // The shared slots view `v` of `cls` checks (its hostname spread and
+  // anti-affinity groups, and the inverse ones that select it).
+  const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
+  const Bits& KeyCompat(const Req& r);
+  Bits OfferCompat(int pool, const Reqs& reqs);
+  void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                   bool is_new);
+  void Reposition(int ci, bool is_new);
+  const Bits& LimitOk(int pool);
+  bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax, std::string* err,
+                   bool* relaxed = nullptr) const;
+
+  // Rendering.
+  void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
+                std::string* fail_reason);
+
+  const Compiled& c_;
+  const v1::ScheduleRequest& req_;
+  Options opt_;
+  Interner in_;
+  WellKnown wk_;
+  ResourceDims dims_;
+  const Keys& k_;
+  size_t n_;
+
+  std::vector<PendingPod> pending_;
+  std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
+  std::vector<ClassState> classes_;
+  absl::flat_hash_map<std::string, int> class_index_;
+  std::vector<BoundPod> bound_;
+  int ignored_ = 0;
+
+  std::vector<DaemonPod> daemons_;
+  std::vector<Existing> existing_;
+  std::vector<PoolState> pools_;
+  bool any_pns_taint_ = false;
+
+  std::vector<Claim> claims_;
+  std::vector<int> claim_order_;
+  // Reposition's order key within a pod count: promoted NodeClaims take
+  // --front_seq_ (ahead of the group), new ones ++back_seq_ (behind it).
+  int64_t front_seq_ = 0, back_seq_ = 0;
+  // Scratch of Add, kept to reuse capacity.
+  std::vector<Id> memo_keys_;
+  std::vector<const Req*> memo_reqs_, memo_probe_;
+  std::vector<char> memo_ok_;
+  std::vector<int> gather_;
+  // Distinct zone requirements of NodeClaims (Claim::zone_sig; entry 0: no
+  // zone requirement) and, during one Add, the topology verdict of each.
+  std::vector<Req> zone_sigs_ = std::vector<Req>(1);
+  std::vector<int> zone_sig_of_;  // per NodeClaim (compact for the walk)
+  std::vector<char> zone_verdict_;
+  int ZoneSig(const Reqs& reqs) {
+    const Req* z = reqs.Get(k_.zone);
+    if (z == nullptr) return 0;
+    for (size_t i = 1; i < zone_sigs_.size(); ++i)
+      if (zone_sigs_[i] == *z) return static_cast<int>(i);
+    if (zone_sigs_.size() >= 256) return -1;  // then no shortcut
+    zone_sigs_.push_back(*z);
+    return static_cast<int>(zone_sigs_.size() - 1);
+  }
+  bool last_monotone_ = false;
+  bool last_group_anti_ = false;
+  // Dead ends shared by every view owning a hostname group: slot (see
+  // SharedDeadSlot) -> per NodeClaim, 1 when the group can never accept a
+  // pod on it again (spread past its skew, anti-affinity already present).
+  std::vector<std::vector<char>> shared_dead_;
+  int last_shared_dead_ = -1;
+
+  std::vector<TopologyGroup> groups_;
+  absl::flat_hash_map<std::string, int> group_index_;
+  std::vector<int> inverse_groups_;
+  std::optional<KnownNamespaces> namespaces_;
+  // key -> (domain -> pools producing it; empty vector: untainted)
+  absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>>
+      universe_;
+
+  absl::flat_hash_map<std::string, Bits> key_compat_;
+  absl::flat_hash_map<std::string, Bits> offer_compat_;
+  // Per (NodePool, zone/capacity-type/reservation requirements): each
+  // type's cheapest compatible offering price and compatible offering mask.
+  struct PriceEntry {
+    std::vector<double> price;
+    std::vector<uint64_t> offers;
+    // The NodePool's types by (price, index): a NodeClaim's options in
+    // order are this list filtered, no sort per NodeClaim.
+    std::vector<int> order;
+    // Per type, the capacity types (bits over ct_ids_) of its compatible
+    // offerings; exact unless more than 64 capacity types exist.
+    std::vector<uint64_t> ct_mask;
+    bool ct_exact = true;
+  };
+  std::vector<Id> ct_ids_;
+  absl::flat_hash_map<std::string, PriceEntry> price_cache_;
+  std::string sig_;
+
+  // Reservations: id -> (capacity, holders).
+  struct Reservation {
+    int32_t capacity = std::numeric_limits<int32_t>::max();
+    std::set<Id> holders;
+  };
+  absl::flat_hash_map<Id, Reservation> reservations_;
+
+  std::vector<std::string> errors_;
+  std::vector<int> name_order_;
+  // Finalize on an arena: the response's option names, one per type
+  // (name_slot_: type -> index in name_block_, -1 not yet), on name_arena_.
+  google::protobuf::Arena* name_arena_ = nullptr;
+  std::vector<std::string>* name_block_ = nullptr;
+  std::vector<int> name_slot_;
+  // instanceTypeEncoding "Indexed": the response's name table, built while
+  // rendering.
+  std::optional<OptionTable> option_table_;
+  std::vector<int> placed_claim_;     // pod -> claim or -1
+  std::vector<int> placed_existing_;  // pod -> existing or -1
+  int placeholder_ = 0;
+  // Resource dimensions in which instance types' allocatable differ.
+  std::vector<int> varying_dims_;
+  Id trial_host_ = kNoId;
+  int nodes_dim_ = -1;
+};
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_ROUND_H_

@@ -1,0 +1,848 @@
+// Round placement: one pod onto existing capacity or a NodeClaim, in
+// Karpenter's order, with the topology, resource, limit and minValues checks.
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "scheduling/round.h"
+
+namespace nodeplan::scheduling {
+
+// ---------------------------------------------------------------------------
+// Placement
+
+bool Round::AddTopology(const PodClass& cls, const View& v,
+                        const std::vector<v1::Taint>& taints,
+                        const Reqs& node_reqs, const WellKnown* allow,
+                        Reqs* out, std::string* err, const Reqs* extra) {
+  auto one = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
+    Req exists;
+    exists.key = g.key;
+    const Req* pd = v.strict.Get(g.key);
+    const Req* nd = node_reqs.Get(g.key);
+    Req merged;
+    if (extra != nullptr) {
+      if (const Req* e = extra->Get(g.key)) {
+        merged = nd ? Intersect(*nd, *e, in_) : *e;
+        nd = &merged;
+      }
+    }
+    Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists,
+                   in_);
+    if (!d.complement && d.values.empty()) {
+      // Failures that stay failures as NodeClaims fill up (counts only
+      // grow, a NodeClaim's hostname never changes): anti-affinity, and
+      // hostname spread on a single-hostname node (its count is past the
+      // skew; the hostname minimum is always 0).
+      last_group_anti_ =
+          g.type == GroupType::kAntiAffinity ||
+          (g.type == GroupType::kSpread && g.key == k_.hostname &&
+           nd != nullptr && !nd->complement && nd->values.size() == 1);
+      // On a single hostname these failures hold for every pod class that
+      // owns the group (the same self-selection for spread), whatever its
+      // own requirements: record them for the group, not just this view.
+      if (g.key == k_.hostname && g.type != GroupType::kAffinity &&
+          nd != nullptr && !nd->complement && nd->values.size() == 1)
+        last_shared_dead_ = SharedDeadSlot(gi, cls);
+      if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
+      return false;
+    }
+    out->Add(d, in_);
+    return true;
+  };
+  for (int gi : v.groups)
+    if (!one(gi)) return false;
+  for (int gi : inverse_groups_) {
+    const TopologyGroup& g = groups_[gi];
+    if (!g.Selects(cls.ns_id, cls.labels)) continue;
+    if (!one(gi)) return false;
+  }
+  (void)taints;
+  (void)allow;
+  return true;
+}
+
+void Round::Record(const PodClass& cls, const View& v,
+                   const std::vector<v1::Taint>& taints, const Reqs& reqs,
+                   const WellKnown* allow) {
+  for (auto& g : groups_) {
+    if (g.inverse) continue;
+    if (!g.Selects(cls.ns_id, cls.labels)) continue;
+    if (!g.filter.Matches(taints, reqs, allow, in_)) continue;
+    const Req* d = reqs.Get(g.key);
+    if (d == nullptr || d->complement) continue;
+    if (g.type == GroupType::kAntiAffinity) {
+      for (Id x : d->values) g.RecordDomain(x);
+    } else if (d->values.size() == 1) {
+      g.RecordDomain(d->values[0]);
+    }
+  }
+  for (int gi : v.inverse) {
+    const Req* d = reqs.Get(groups_[gi].key);
+    if (d == nullptr || d->complement) continue;
+    for (Id x : d->values) groups_[gi].RecordDomain(x);
+  }
+}
+
+const std::vector<int>& Round::SharedSlots(const PodClass& cls, const View& v) {
+  const int ninv = static_cast<int>(inverse_groups_.size());
+  if (v.slots_inverse == ninv) return v.slots;
+  v.slots.clear();
+  auto consider = [&](int gi) {
+    const TopologyGroup& g = groups_[gi];
+    if (g.key == k_.hostname && g.type != GroupType::kAffinity)
+      v.slots.push_back(SharedDeadSlot(gi, cls));
+  };
+  for (int gi : v.groups) consider(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) consider(gi);
+  v.slots_inverse = ninv;
+  return v.slots;
+}
+
+bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
+                           Reqs* merged) {
+  if (!Tolerates(e.taints, v.tols, nullptr)) return false;
+  if (!cls.ports.empty() && PortsConflict(e.ports, cls.ports)) return false;
+  if (!Fits(cls.requests, e.remaining)) return false;
+  if (!Compatible(e.reqs, v.reqs, nullptr, in_, nullptr)) return false;
+  *merged = e.reqs;
+  merged->AddAll(v.reqs, in_);
+  if (!cls.volume_alts.empty()) {
+    bool any = false;
+    for (const Reqs& alt : cls.volume_alts)
+      if (Compatible(e.reqs, alt, nullptr, in_, nullptr)) {
+        any = true;
+        break;
+      }
+    if (!any) return false;
+  }
+  Reqs topo;
+  std::string err;
+  if (!AddTopology(cls, v, e.taints, *merged, nullptr, &topo, &err))
+    return false;
+  if (!Compatible(*merged, topo, nullptr, in_, nullptr)) return false;
+  merged->AddAll(topo, in_);
+  return true;
+}
+
+const Bits& Round::KeyCompat(const Req& r) {
+  sig_.clear();
+  absl::StrAppend(&sig_, r.key, r.complement ? "c" : "i", "|");
+  for (Id v : r.values) absl::StrAppend(&sig_, v, ",");
+  if (r.has_gte) absl::StrAppend(&sig_, "g", r.gte);
+  if (r.has_lte) absl::StrAppend(&sig_, "l", r.lte);
+  auto it = key_compat_.find(sig_);
+  if (it != key_compat_.end()) return it->second;
+  Bits b(n_);
+  Op incoming = OperatorOf(r);
+  bool neg_in = incoming == Op::kNotIn || incoming == Op::kDoesNotExist;
+  for (size_t i = 0; i < n_; ++i) {
+    const Req* t = c_.types[i].reqs.Get(r.key);
+    if (t == nullptr || HasIntersection(*t, r, in_)) {
+      b.Set(i);
+      continue;
+    }
+    Op o = OperatorOf(*t);
+    if (neg_in && (o == Op::kNotIn || o == Op::kDoesNotExist)) b.Set(i);
+  }
+  return key_compat_.emplace(sig_, std::move(b)).first->second;
+}
+
+Bits Round::OfferCompat(int pool, const Reqs& reqs) {
+  std::string sig = absl::StrCat(pool, "|");
+  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
+    const Req* r = reqs.Get(key);
+    if (r) absl::StrAppend(&sig, ReqString(*r, in_));
+    absl::StrAppend(&sig, "|");
+  }
+  auto it = offer_compat_.find(sig);
+  if (it != offer_compat_.end()) return it->second;
+  Bits b(n_);
+  const Pool& p = c_.pools[pool];
+  p.types.ForEach([&](size_t i) {
+    uint64_t mask = p.offering_mask[i];
+    for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j)
+      if ((mask >> j & 1) &&
+          OfferingCompatible(c_.types[i].offerings[j], reqs, k_, in_)) {
+        b.Set(i);
+        return;
+      }
+  });
+  return offer_compat_.emplace(sig, std::move(b)).first->second;
+}
+
+bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
+                        std::string* err, bool* relaxed) const {
+  std::vector<std::pair<Id, int32_t>> floors;
+  for (const Req& r : reqs.items())
+    if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
+  if (floors.empty()) return true;
+  std::vector<std::set<Id>> seen(floors.size());
+  bool done = false;
+  types.ForEach([&](size_t i) {
+    if (done) return;
+    bool all = true;
+    for (size_t f = 0; f < floors.size(); ++f) {
+      const Req* t = c_.types[i].reqs.Get(floors[f].first);
+      if (t && !t->complement)
+        seen[f].insert(t->values.begin(), t->values.end());
+      if (static_cast<int32_t>(seen[f].size()) < floors[f].second) all = false;
+    }
+    if (all) done = true;
+  });
+  if (done) return true;
+  std::vector<std::string> short_keys;
+  for (size_t f = 0; f < floors.size(); ++f) {
+    int32_t got = static_cast<int32_t>(seen[f].size());
+    if (got >= floors[f].second) continue;
+    short_keys.push_back(in_.Str(floors[f].first));
+    if (relax) {
+      reqs.GetMutable(floors[f].first)->min_values = got;
+      if (relaxed) *relaxed = true;
+    }
+  }
+  std::sort(short_keys.begin(), short_keys.end());
+  if (err)
+    *err = absl::StrCat("minValues requirement is not met for label(s) [",
+                        absl::StrJoin(short_keys, " "), "]");
+  return relax;
+}
+
+const Bits& Round::LimitOk(int pool) {
+  PoolState& ps = pools_[pool];
+  if (!ps.limit_dirty) return ps.limit_ok;
+  const Pool& p = c_.pools[pool];
+  bool all = true;
+  for (int d : ps.limited)
+    if (ps.max_capacity[d] > ps.remaining[d]) all = false;
+  if (all) {  // no limits, or none any type can reach yet
+    ps.limit_ok = p.types;
+    ps.limit_dirty = false;
+    return ps.limit_ok;
+  }
+  ps.limit_ok = Bits(n_);
+  p.types.ForEach([&](size_t i) {
+    for (int d : ps.limited)
+      if (c_.types[i].capacity[d] > ps.remaining[d]) return;
+    ps.limit_ok.Set(i);
+  });
+  ps.limit_dirty = false;
+  return ps.limit_ok;
+}
+
+Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
+                        bool relax_min, Candidate* out, std::string* err) {
+  const PoolState& ps = pools_[claim.pool];
+  Bits req_ok = claim.options;
+  bool offer_changed = false;
+  for (const Req& r : reqs.items()) {
+    const Req* old = claim.reqs.Get(r.key);
+    if (old != nullptr && *old == r) continue;
+    if (r.key == k_.zone || r.key == k_.capacity_type ||
+        r.key == k_.reservation_id)
+      offer_changed = true;
+    if (r.key == k_.hostname) continue;
+    req_ok &= KeyCompat(r);
+  }
+  Bits offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  offer_ok &= claim.options;
+  Bits fit_any(n_);
+  ResVec base = claim.requests + cls.requests;
+  bool claim_port_conflict =
+      !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
+  ResVec min_oh, max_oh;
+  bool tracked = false;
+  for (const DaemonGroup& g : ps.groups) {
+    if (claim_port_conflict) continue;
+    if (!cls.ports.empty() && PortsConflict(g.ports, cls.ports)) continue;
+    if (g.has_overhead) {
+      if (!tracked) {
+        min_oh = max_oh = g.overhead;
+        tracked = true;
+      } else {
+        for (int d = 0; d < kMaxDims; ++d) {
+          min_oh[d] = std::min(min_oh[d], g.overhead[d]);
+          max_oh[d] = std::max(max_oh[d], g.overhead[d]);
+        }
+      }
+    }
+    Bits f = c_.fit.Fitting(base + g.overhead, n_);
+    f &= g.types;
+    fit_any |= f;
+  }
+  Bits remaining = req_ok;
+  remaining &= offer_ok;
+  remaining &= fit_any;
+  std::string min_err;
+  bool min_failed = false;
+  if (remaining.Any() && reqs.HasMinValues()) {
+    if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
+                     &out->min_values_relaxed))
+      min_failed = true;
+  }
+  if (remaining.Any() && !min_failed) {
+    out->options = std::move(remaining);
+    return Fail::kNone;
+  }
+  if (err == nullptr) return Fail::kOther;
+  // Karpenter's InstanceTypeFilterError.
+  std::string rs;
+  if (!tracked) {
+    rs = dims_.String(cls.requests);
+  } else {
+    std::string a = dims_.String(cls.requests + min_oh);
+    std::string b = dims_.String(cls.requests + max_oh);
+    rs = a == b ? a : absl::StrCat("min=", a, ", max=", b);
+  }
+  std::string tail =
+      absl::StrCat(", requirements=", ReqsString(reqs, in_, k_.hostname),
+                   ", resources=", rs);
+  if (min_failed) {
+    *err = min_err + tail;
+    return Fail::kOther;
+  }
+  Bits R = req_ok, O = offer_ok, F = fit_any;
+  F &= O;  // Karpenter's fits() needs a compatible offering too
+  bool r_any = R.Any(), f_any = F.Any(), o_any = O.Any();
+  Bits rf = R;
+  rf &= F;
+  rf.AndNot(O);
+  Bits ro = R;
+  ro &= O;
+  ro.AndNot(F);
+  Bits fo = F;
+  fo &= O;
+  fo.AndNot(R);
+  std::string msg;
+  if (!r_any && !f_any && !o_any) {
+    msg =
+        "no instance type met the scheduling requirements or had enough "
+        "resources or had a required offering";
+  } else if (!r_any && !f_any) {
+    msg =
+        "no instance type met the scheduling requirements or had enough "
+        "resources";
+  } else if (!r_any && !o_any) {
+    msg =
+        "no instance type met the scheduling requirements or had a required "
+        "offering";
+  } else if (!f_any && !o_any) {
+    msg = "no instance type had enough resources or had a required offering";
+  } else if (!r_any) {
+    msg = "no instance type met all requirements";
+  } else if (!f_any) {
+    msg = "no instance type has enough resources";
+  } else if (!o_any) {
+    msg = "no instance type has the required offering";
+  } else if (rf.Any()) {
+    msg =
+        "no instance type which met the scheduling requirements and had enough "
+        "resources, had a required offering";
+  } else if (fo.Any()) {
+    msg =
+        "no instance type which had enough resources and the required offering "
+        "met the scheduling requirements";
+  } else if (ro.Any()) {
+    msg =
+        "no instance type which met the scheduling requirements and the "
+        "required offering had the required resources";
+  } else {
+    msg = "no instance type met the requirements/resources/offering tuple";
+  }
+  *err = msg + tail;
+  if (r_any && !f_any && o_any && cls.requests[kCpu] >= int64_t{1000000} * 1000)
+    *err += " (CPU request >= 1 Million, m vs M typo?)";
+  return Fail::kOther;
+}
+
+Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
+                        bool relax_min, Candidate* out, std::string* err) {
+  const Pool& pool = c_.pools[claim.pool];
+  if (!Tolerates(pool.taints, v.tols, err)) {
+    last_monotone_ = true;
+    return Fail::kOther;
+  }
+  if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
+    // Conflicting values stay conflicting as requirements only narrow; an
+    // undefined key may become defined by a later pod.
+    last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
+    if (err) *err = absl::StrCat("incompatible requirements, ", *err);
+    return Fail::kOther;
+  }
+  // Topology first, on the requirements as they would merge, before paying
+  // for the copy: most NodeClaims a pod cannot join fail here.
+  Reqs early_topo;
+  const bool early = cls.volume_alts.empty();
+  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                            err, &v.reqs)) {
+    last_monotone_ = last_group_anti_;
+    return Fail::kOther;
+  }
+  Reqs base = claim.reqs;
+  base.AddAll(v.reqs, in_);
+  static const std::vector<Reqs> kNone = {Reqs()};
+  const std::vector<Reqs>& alts =
+      cls.volume_alts.empty() ? kNone : cls.volume_alts;
+  Fail last = Fail::kOther;
+  for (const Reqs& alt : alts) {
+    Reqs reqs = alts.size() == 1 ? std::move(base) : base;
+    if (!alt.empty()) {
+      if (!Compatible(reqs, alt, &wk_, in_, err)) {
+        if (err)
+          *err = absl::StrCat("incompatible volume requirements, ", *err);
+        continue;
+      }
+      reqs.AddAll(alt, in_);
+    }
+    Reqs topo;
+    if (early) {
+      topo = std::move(early_topo);
+    } else if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
+      last_monotone_ = alts.size() == 1 && last_group_anti_;
+      continue;
+    }
+    if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
+    reqs.AddAll(topo, in_);
+    Candidate cand;
+    last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
+    if (last != Fail::kNone) {
+      last_monotone_ = alts.size() == 1 && v.monotone_filter;
+      continue;
+    }
+    // Reserved offerings (Strict mode, as provisioning uses).
+    if (opt_.reserved_capacity) {
+      bool compatible_reserved = false;
+      const Pool& p = c_.pools[claim.pool];
+      // Only types with a reserved offering can contribute below.
+      if (Bits::AnyAnd(cand.options, pools_[claim.pool].reserved_types))
+        cand.options.ForEach([&](size_t i) {
+          const auto& offs = c_.types[i].offerings;
+          for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+            const Offering& o = offs[j];
+            if (o.capacity_type != k_.v_reserved ||
+                !(p.offering_mask[i] >> j & 1))
+              continue;
+            if (!OfferingCompatible(o, reqs, k_, in_)) continue;
+            compatible_reserved = true;
+            const Reservation& r = reservations_[o.reservation];
+            bool held = r.holders.count(claim.hostname) > 0;
+            if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
+              cand.reserve.emplace_back(static_cast<int>(i),
+                                        static_cast<int>(j));
+          }
+        });
+      if (compatible_reserved && cand.reserve.empty()) {
+        if (err)
+          *err =
+              "one or more instance types with compatible reserved offerings "
+              "are available, but could not be reserved";
+        return Fail::kReserved;
+      }
+      if (!claim.reserved.empty() && cand.reserve.empty()) {
+        if (err)
+          *err =
+              "satisfying updated nodeclaim constraints would remove all "
+              "compatible reserved offering options";
+        return Fail::kReserved;
+      }
+    }
+    cand.reqs = std::move(reqs);
+    *out = std::move(cand);
+    return Fail::kNone;
+  }
+  return last;
+}
+
+void Round::Reposition(int ci, bool is_new) {
+  // Karpenter re-sorts its in-flight NodeClaims in place by pod count before
+  // every in-flight attempt (scheduler.go add: sort.Slice, an insertion sort
+  // for the short lists it sees here, hence stable). Ties therefore keep the
+  // order of the previous sort, not creation order: a new claim joins the end
+  // of the one-pod group, and a claim that gains a pod moves to the front of
+  // its new count group, ahead of claims that already had that count.
+  // (Found by benchmarks/karpenter, cases/random-33.)
+  const size_t now = claims_[ci].pods.size();
+  auto count_less = [&](size_t count, int a) {
+    return count < claims_[a].pods.size();
+  };
+  if (is_new) {
+    claims_[ci].seq = ++back_seq_;
+    auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
+                                count_less);
+    claim_order_.insert(pos, ci);
+    return;
+  }
+  claims_[ci].seq = --front_seq_;
+  auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
+  auto to = std::find_if(from + 1, claim_order_.end(),
+                         [&](int a) { return claims_[a].pods.size() >= now; });
+  std::rotate(from, from + 1, to);
+}
+
+void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
+                        bool is_new) {
+  Claim& claim = claims_[ci];
+  const PodClass& cls = classes_[pending_[pod].cls].cls;
+  claim.pods.push_back(pod);
+  // max_alloc changes only if an option that reached a maximum is dropped
+  // (options only narrow); a new NodeClaim starts without options.
+  // Dimensions every type has the same value in (unused resources) keep
+  // their maximum.
+  const int dims = dims_.size();
+  bool recompute = is_new;
+  if (!recompute) {
+    Bits dropped = claim.options;
+    dropped.AndNot(cand.options);
+    dropped.ForEach([&](size_t i) {
+      for (int d : varying_dims_)
+        if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
+    });
+  }
+  claim.options = std::move(cand.options);
+  claim.requests += cls.requests;
+  if (recompute) {
+    claim.max_alloc = ResVec();
+    claim.options.ForEach([&](size_t i) {
+      for (int d = 0; d < dims; ++d)
+        claim.max_alloc[d] =
+            std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
+    });
+  }
+  claim.reqs = std::move(cand.reqs);
+  if (zone_sig_of_.size() < claims_.size())
+    zone_sig_of_.resize(claims_.size(), -1);
+  zone_sig_of_[ci] = ZoneSig(claim.reqs);
+  if (cand.min_values_relaxed) claim.min_values_relaxed = true;
+  for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
+    if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
+  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, &wk_);
+  claim.ports.insert(claim.ports.end(), cls.ports.begin(), cls.ports.end());
+  // Reserve the new offerings, release the ones no longer held.
+  std::set<Id> keep;
+  for (auto [i, j] : cand.reserve) {
+    Id rid = c_.types[i].offerings[j].reservation;
+    keep.insert(rid);
+    reservations_[rid].holders.insert(claim.hostname);
+  }
+  for (auto [i, j] : claim.reserved) {
+    Id rid = c_.types[i].offerings[j].reservation;
+    if (!keep.count(rid)) reservations_[rid].holders.erase(claim.hostname);
+  }
+  claim.reserved = std::move(cand.reserve);
+  placed_claim_[pod] = ci;
+  Reposition(ci, is_new);
+}
+
+Fail Round::Add(int pod, int level, std::string* err) {
+  const int ci = pending_[pod].cls;
+  const View* v = GetView(ci, level);
+  const PodClass& cls = classes_[ci].cls;
+  Reqs merged;
+  for (size_t e = 0; e < existing_.size(); ++e) {
+    Existing& ex = existing_[e];
+    if (!CanAddExisting(ex, cls, *v, &merged)) continue;
+    ex.pods.push_back(pod);
+    for (int d = 0; d < kMaxDims; ++d) ex.remaining[d] -= cls.requests[d];
+    ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());
+    Record(cls, *v, ex.taints, merged, nullptr);
+    placed_existing_[pod] = static_cast<int>(e);
+    return Fail::kNone;
+  }
+  if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
+  if (v->tolerates_pool.size() < c_.pools.size())
+    v->tolerates_pool.resize(c_.pools.size(), 0);
+  const std::vector<int>& slots = SharedSlots(cls, *v);
+  auto shared_dead = [&](int c) {
+    for (int s : slots)
+      if (static_cast<size_t>(s) < shared_dead_.size() &&
+          static_cast<size_t>(c) < shared_dead_[s].size() && shared_dead_[s][c])
+        return true;
+    return false;
+  };
+  // Topology verdicts of this walk, by the NodeClaim's requirements on the
+  // view's topology keys. Nothing changes during one walk, so NodeClaims
+  // with the same requirements there (the same zone) get the same verdict:
+  // a pod spread over zones does not re-run the spread for every NodeClaim
+  // of a zone it cannot use. Only failures skip; a pass goes the full way.
+  // Not for hostname groups (every NodeClaim differs) or volume
+  // alternatives (topology is then checked on the merged requirements).
+  bool memo = cls.volume_alts.empty();
+  memo_keys_.clear();
+  auto memo_key = [&](int gi) {
+    if (groups_[gi].key == k_.hostname) memo = false;
+    memo_keys_.push_back(groups_[gi].key);
+  };
+  for (int gi : v->groups) memo_key(gi);
+  for (int gi : inverse_groups_)
+    if (groups_[gi].Selects(cls.ns_id, cls.labels)) memo_key(gi);
+  if (memo_keys_.empty()) memo = false;
+  memo_reqs_.clear();
+  memo_ok_.clear();
+  const size_t nk = memo_keys_.size();
+  // The common case, a zone: each NodeClaim carries the id of its zone
+  // requirement (ZoneSig), so the verdict is one array lookup.
+  bool zone_only = memo;
+  for (Id k : memo_keys_)
+    if (k != k_.zone) zone_only = false;
+  zone_verdict_.assign(zone_sigs_.size(), 0);
+  auto evaluate = [&](const Claim& claim) {
+    Reqs topo;
+    return AddTopology(cls, *v, c_.pools[claim.pool].taints, claim.reqs, &wk_,
+                       &topo, nullptr, &v->reqs);
+  };
+  auto topology_fails = [&](int c) {
+    const Claim& claim = claims_[c];
+    if (zone_only && zone_sig_of_[c] >= 0) {
+      char& verdict = zone_verdict_[zone_sig_of_[c]];
+      if (verdict == 0) verdict = evaluate(claim) ? 1 : 2;
+      return verdict == 2;
+    }
+    memo_probe_.clear();
+    for (Id k : memo_keys_) memo_probe_.push_back(claim.reqs.Get(k));
+    for (size_t e = 0; e < memo_ok_.size(); ++e) {
+      bool same = true;
+      for (size_t j = 0; j < nk && same; ++j) {
+        const Req* a = memo_reqs_[e * nk + j];
+        const Req* b = memo_probe_[j];
+        same = a == b || (a != nullptr && b != nullptr && *a == *b);
+      }
+      if (same) return !memo_ok_[e];
+    }
+    const bool ok = evaluate(claim);
+    if (memo_ok_.size() < 16) {  // a handful of zones, not one per claim
+      memo_reqs_.insert(memo_reqs_.end(), memo_probe_.begin(),
+                        memo_probe_.end());
+      memo_ok_.push_back(ok);
+    }
+    return !ok;
+  };
+  // Tries NodeClaim c; true when the pod was committed to it.
+  auto try_claim = [&](int c) {
+    if (v->dead[c]) return false;
+    if (zone_only && zone_sig_of_[c] >= 0 &&
+        zone_verdict_[zone_sig_of_[c]] == 2)
+      return false;
+    const Claim& claim = claims_[c];
+    if (shared_dead(c)) {
+      v->dead[c] = 1;
+      return false;
+    }
+    char& tol = v->tolerates_pool[claim.pool];
+    if (tol == 0)
+      tol = Tolerates(c_.pools[claim.pool].taints, v->tols, nullptr) ? 1 : 2;
+    if (tol == 2 || !Fits(claim.requests + cls.requests, claim.max_alloc)) {
+      v->dead[c] = 1;
+      return false;
+    }
+    if (memo && topology_fails(c)) return false;
+    Candidate cand;
+    last_monotone_ = false;
+    last_shared_dead_ = -1;
+    if (CanAddClaim(claims_[c], cls, *v, false, &cand, nullptr) ==
+        Fail::kNone) {
+      CommitClaim(c, pod, *v, cand, false);
+      return true;
+    }
+    if (last_monotone_) v->dead[c] = 1;
+    if (last_shared_dead_ >= 0) {
+      if (shared_dead_.size() <= static_cast<size_t>(last_shared_dead_))
+        shared_dead_.resize(last_shared_dead_ + 1);
+      auto& d = shared_dead_[last_shared_dead_];
+      if (d.size() < claims_.size()) d.resize(claims_.size(), 0);
+      d[c] = 1;
+    }
+    return false;
+  };
+  // NodeClaims below v->scan_from are all dead ends for this view. When
+  // only a few above it are left, try those in claim_order_'s order (the
+  // (pod count, seq) key Reposition keeps) instead of walking every
+  // NodeClaim: a pod class that can join no existing NodeClaim (hostname
+  // anti-affinity) then costs O(new NodeClaims), not O(all NodeClaims).
+  size_t& from = v->scan_from;
+  while (from < claims_.size() && v->dead[from]) ++from;
+  if ((claims_.size() - from) * 8 < claim_order_.size()) {
+    gather_.clear();
+    for (size_t c = from; c < claims_.size(); ++c)
+      if (!v->dead[c]) gather_.push_back(static_cast<int>(c));
+    std::sort(gather_.begin(), gather_.end(), [&](int a, int b) {
+      const size_t na = claims_[a].pods.size(), nb = claims_[b].pods.size();
+      return na != nb ? na < nb : claims_[a].seq < claims_[b].seq;
+    });
+    for (int c : gather_)
+      if (try_claim(c)) return Fail::kNone;
+  } else {
+    for (int c : claim_order_)
+      if (try_claim(c)) return Fail::kNone;
+  }
+  bool any_pool = false;
+  for (const auto& ps : pools_)
+    if (!ps.dropped) any_pool = true;
+  if (!any_pool) {
+    if (err)
+      *err = c_.pools.empty() && !c_.static_pools.empty()
+                 ? "no dynamic nodepools found"
+                 : "nodepool requirements filtered out all available instance "
+                   "types";
+    return Fail::kOther;
+  }
+  std::vector<std::string> errs;
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    PoolState& ps = pools_[p];
+    if (ps.dropped) continue;
+    const Pool& pool = c_.pools[p];
+    // Explanations are built only when asked for (see Run).
+    std::string prefix =
+        err == nullptr ? std::string()
+                       : absl::StrCat("incompatible with nodepool \"",
+                                      pool.name, "\", daemonset overhead=",
+                                      dims_.String(ps.template_overhead), ", ");
+    if (pool.has_limits && nodes_dim_ >= 0 &&
+        (pool.limit_mask & (1u << nodes_dim_)) &&
+        ps.remaining[nodes_dim_] <= 0) {
+      errs.push_back(prefix + "node limits have been exhausted for nodepool");
+      continue;
+    }
+    Bits cand_types = pool.types;
+    cand_types &= LimitOk(static_cast<int>(p));
+    if (!cand_types.Any()) {
+      errs.push_back(prefix +
+                     "all available instance types exceed limits for nodepool");
+      continue;
+    }
+    Claim trial;
+    trial.pool = static_cast<int>(p);
+    trial.reqs = pool.reqs;
+    trial.hostname = trial_host_;
+    trial.reqs.Add(InReq(k_.hostname, trial_host_), in_);
+    trial.options = std::move(cand_types);
+    Candidate cand;
+    std::string e;
+    Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand,
+                         err ? &e : nullptr);
+    if (f != Fail::kNone) {
+      if (err) errs.push_back(prefix + e);
+      if (f == Fail::kReserved) {
+        if (err) *err = absl::StrJoin(errs, "; ");
+        return Fail::kReserved;
+      }
+      continue;
+    }
+    // Launch it: a real placeholder hostname replaces the trial one.
+    Id host = in_.Intern(
+        absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
+    trial.hostname = host;
+    trial.options = Bits(n_);
+    trial.reqs.Remove(k_.hostname);
+    trial.reqs.Add(InReq(k_.hostname, host), in_);
+    cand.reqs.Remove(k_.hostname);
+    cand.reqs.Add(InReq(k_.hostname, host), in_);
+    int idx = static_cast<int>(claims_.size());
+    claims_.push_back(std::move(trial));
+    // Pessimistic limits: the largest option's capacity.
+    if (pool.has_limits) {
+      ResVec mx;
+      cand.options.ForEach([&](size_t i) {
+        for (int d : ps.limited)
+          mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
+      });
+      for (int d : ps.limited) ps.remaining[d] -= mx[d];
+      ps.limit_dirty = true;
+    }
+    CommitClaim(idx, pod, *v, cand, true);
+    return Fail::kNone;
+  }
+  if (err) *err = absl::StrJoin(errs, "; ");
+  return Fail::kOther;
+}
+
+void Round::ReleasePlacementState() {
+  for (ClassState& cs : classes_)
+    for (auto& v : cs.views)
+      if (v) {
+        v->dead = std::vector<char>();
+        v->slots = std::vector<int>();
+      }
+  shared_dead_ = {};
+  key_compat_ = {};
+  offer_compat_ = {};
+  zone_sig_of_ = {};
+  gather_ = {};
+}
+
+void Round::Run() {
+  const size_t np = pending_.size();
+  errors_.assign(np, "");
+  placed_claim_.assign(np, -1);
+  placed_existing_.assign(np, -1);
+  std::vector<int> order;
+  for (size_t i = 0; i < np; ++i) {
+    const PodClass& cls = classes_[pending_[i].cls].cls;
+    if (!cls.invalid.empty()) {
+      errors_[i] = cls.invalid;
+      continue;
+    }
+    order.push_back(static_cast<int>(i));
+  }
+  // The sort reads its keys from one flat array, not through the classes.
+  struct SortKey {
+    int64_t cpu, memory;
+    const std::string *created, *uid;
+    int pod;
+  };
+  std::vector<SortKey> keys;
+  keys.reserve(order.size());
+  for (int p : order) {
+    const ResVec& r = classes_[pending_[p].cls].cls.requests;
+    const auto& md = pending_[p].pod->metadata();
+    keys.push_back(
+        {r[kCpu], r[kMemory], &md.creation_timestamp(), &md.uid(), p});
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const SortKey& a, const SortKey& b) {
+                     if (a.cpu != b.cpu) return a.cpu > b.cpu;
+                     if (a.memory != b.memory) return a.memory > b.memory;
+                     if (*a.created != *b.created)
+                       return *a.created < *b.created;
+                     return *a.uid < *b.uid;
+                   });
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].pod;
+  std::deque<int> q(order.begin(), order.end());
+  std::vector<size_t> last_len(np, 0);
+  std::vector<int> last_level(np, 0);
+  while (!q.empty()) {
+    int p = q.front();
+    if (last_len[p] == q.size()) break;
+    q.pop_front();
+    Fail f = Fail::kOther;
+    int level = 0;
+    for (;; ++level) {
+      if (GetView(pending_[p].cls, level) == nullptr) {
+        --level;
+        break;
+      }
+      f = Add(p, level, nullptr);
+      if (f != Fail::kOther) break;
+    }
+    if (f != Fail::kNone) {
+      last_level[p] = level;
+      q.push_back(p);
+      last_len[p] = q.size();
+    }
+  }
+  // The loop ends after a full cycle without progress, so the state is what
+  // each remaining pod last saw: explaining now gives the same message as
+  // explaining at the time, without paying for it on every retry.
+  for (int p : q) {
+    std::string err;
+    if (Add(p, last_level[p], &err) == Fail::kNone) continue;
+    errors_[p] = err.empty() ? "no placement found" : err;
+  }
+}
+
+}  // namespace nodeplan::scheduling

@@ -1,0 +1,712 @@
+// Round setup: pending pods into classes, DaemonSet overhead, existing nodes
+// and in-flight NodeClaims, NodePool state, the topology domain universe.
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "scheduling/daemonset_pod.h"
+#include "scheduling/round.h"
+
+namespace nodeplan::scheduling {
+
+namespace {
+
+std::string Deterministic(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream s(&out);
+  google::protobuf::io::CodedOutputStream c(&s);
+  c.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&c);
+  c.Trim();
+  return out;
+}
+
+bool IsTerminal(const v1::Pod& p) {
+  return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
+}
+
+bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
+  for (const auto& o : p.metadata().owner_references())
+    if (o.kind() == kind) return true;
+  return false;
+}
+
+// The entries of `v` that occur an odd number of times, sorted: what is left
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Setup
+
+absl::Status Round::Setup() {
+  trial_host_ = in_.Intern("hostname-placeholder-trial");
+  nodes_dim_ = dims_.Find("nodes");
+  for (int d = 0; d < dims_.size(); ++d)
+    for (const auto& t : c_.types)
+      if (t.allocatable[d] != c_.types[0].allocatable[d]) {
+        varying_dims_.push_back(d);
+        break;
+      }
+  for (const auto& p : c_.pools)
+    for (const auto& t : p.taints)
+      if (t.effect() == "PreferNoSchedule") any_pns_taint_ = true;
+  // Capacity per reservation: the smallest among offerings carrying it.
+  for (const auto& t : c_.types)
+    for (const auto& o : t.offerings)
+      if (o.reservation != kNoId) {
+        auto& r = reservations_[o.reservation];
+        r.capacity = std::min(r.capacity, o.reservation_capacity);
+      }
+  if (auto s = CompilePods(); !s.ok()) return s;
+  if (auto s = CompileDaemons(); !s.ok()) return s;
+  if (auto s = CompileExisting(); !s.ok()) return s;
+  CompilePoolStates();
+  BuildDomainUniverse();
+  BuildInverseFromBound();
+  // Every class's unrelaxed topology groups exist before the first placement,
+  // as Karpenter builds them all in NewTopology.
+  for (size_t i = 0; i < classes_.size(); ++i)
+    if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
+  return absl::OkStatus();
+}
+
+const KnownNamespaces& Round::Namespaces() {
+  if (!namespaces_) {
+    std::vector<std::string> of_pods;
+    for (const auto& p : req_.pods())
+      of_pods.push_back(p.metadata().namespace_().empty()
+                            ? "default"
+                            : p.metadata().namespace_());
+    for (const auto& p : expanded_)
+      of_pods.push_back(p.metadata().namespace_());
+    namespaces_.emplace(req_.namespaces(), of_pods, in_);
+  }
+  return *namespaces_;
+}
+
+absl::Status Round::CompilePods() {
+  // Deployments expand into replicas pending pods named <name>-<i>.
+  for (const auto& d : req_.deployments()) {
+    int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    for (int i = 0; i < replicas; ++i) {
+      v1::Pod p;
+      *p.mutable_metadata() = d.spec().template_().metadata();
+      p.mutable_metadata()->set_name(absl::StrCat(d.metadata().name(), "-", i));
+      p.mutable_metadata()->set_namespace_(d.metadata().namespace_().empty()
+                                               ? "default"
+                                               : d.metadata().namespace_());
+      p.mutable_metadata()->set_uid(
+          absl::StrCat(d.metadata().uid(), d.metadata().name(), "-", i));
+      *p.mutable_spec() = d.spec().template_().spec();
+      expanded_.push_back(std::move(p));
+    }
+  }
+  std::vector<const v1::Pod*> all;
+  for (const auto& p : req_.pods()) all.push_back(&p);
+  for (const auto& p : expanded_) all.push_back(&p);
+  std::string sig;
+  std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const v1::Pod& p = *all[i];
+    std::string ns = p.metadata().namespace_().empty()
+                         ? "default"
+                         : p.metadata().namespace_();
+    if (!p.spec().node_name().empty()) {
+      if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
+        bound_.push_back({&p, in_.Intern(ns),
+                          CompileLabels(p.metadata().labels(), in_), -1});
+      ++ignored_;
+      continue;
+    }
+    if (IsTerminal(p) || !p.metadata().deletion_timestamp().empty() ||
+        OwnedBy(p, "DaemonSet") || OwnedBy(p, "Node")) {
+      ++ignored_;
+      continue;
+    }
+    // The class signature: everything scheduling reads, minus identity:
+    // namespace, labels (sorted) and the spec without its priority. The
+    // spec is copied only when it has a priority to clear.
+    sig.clear();
+    absl::StrAppend(&sig, ns.size(), ":", ns, "|");
+    label_scratch.assign(p.metadata().labels().begin(),
+                         p.metadata().labels().end());
+    std::sort(label_scratch.begin(), label_scratch.end());
+    for (const auto& [k, v] : label_scratch)
+      absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
+    sig.push_back('|');
+    if (p.spec().has_priority() || !p.spec().priority_class_name().empty()) {
+      v1::PodSpec spec = p.spec();
+      spec.clear_priority();
+      spec.clear_priority_class_name();
+      sig += Deterministic(spec);
+    } else {
+      sig += Deterministic(p.spec());
+    }
+    auto [it, inserted] =
+        class_index_.emplace(sig, static_cast<int>(classes_.size()));
+    if (inserted) {
+      classes_.emplace_back();
+      PodClass& cls = classes_.back().cls;
+      cls.ns = ns;
+      cls.example = &p;
+      std::string path =
+          absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
+      if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
+    }
+    pending_.push_back({&p, absl::StrCat(ns, "/", p.metadata().name()),
+                        it->second, static_cast<int>(i)});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
+                                 const std::string& path) {
+  const v1::PodSpec& spec = pod.spec();
+  cls.ns_id = in_.Intern(cls.ns);
+  cls.labels = CompileLabels(pod.metadata().labels(), in_);
+  auto rq = PodRequests(spec, dims_, path + ".spec");
+  if (!rq.ok()) return rq.status();
+  cls.requests = *rq;
+  cls.invalid = ValidatePod(pod);
+  if (!spec.resource_claims().empty() && cls.invalid.empty())
+    cls.invalid =
+        "pod has Dynamic Resource Allocation requirements that are not yet "
+        "supported by Karpenter";
+  std::vector<std::pair<std::string, std::string>> sel(
+      spec.node_selector().begin(), spec.node_selector().end());
+  std::sort(sel.begin(), sel.end());
+  for (const auto& [key, value] : sel)
+    cls.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+  auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
+    Reqs r;
+    for (const auto& e : t.match_expressions()) {
+      Req q = NodeSelectorReq(in_, e);
+      q.min_values = 0;
+      r.Add(q, in_);
+    }
+    return r;
+  };
+  const auto& na = spec.affinity().node_affinity();
+  for (const auto& t : na.required_during_scheduling_ignored_during_execution()
+                           .node_selector_terms())
+    cls.required_terms.push_back(term_reqs(t));
+  for (const auto& t :
+       na.preferred_during_scheduling_ignored_during_execution())
+    cls.preferred_node.emplace_back(t.weight(), term_reqs(t.preference()));
+  std::stable_sort(
+      cls.preferred_node.begin(), cls.preferred_node.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
+  cls.tolerations = CompileTolerations(spec.tolerations());
+  for (const auto& t : spec.topology_spread_constraints())
+    cls.spreads.push_back(t);
+  const auto& pa = spec.affinity().pod_affinity();
+  for (const auto& t : pa.required_during_scheduling_ignored_during_execution())
+    cls.req_affinity.push_back(t);
+  for (const auto& t :
+       pa.preferred_during_scheduling_ignored_during_execution())
+    cls.pref_affinity.emplace_back(t.weight(), t.pod_affinity_term());
+  const auto& paa = spec.affinity().pod_anti_affinity();
+  for (const auto& t :
+       paa.required_during_scheduling_ignored_during_execution())
+    cls.req_anti.push_back(t);
+  for (const auto& t :
+       paa.preferred_during_scheduling_ignored_during_execution())
+    cls.pref_anti.emplace_back(t.weight(), t.pod_affinity_term());
+  auto by_weight = [](const auto& a, const auto& b) {
+    return a.first > b.first;
+  };
+  std::stable_sort(cls.pref_affinity.begin(), cls.pref_affinity.end(),
+                   by_weight);
+  std::stable_sort(cls.pref_anti.begin(), cls.pref_anti.end(), by_weight);
+  cls.ports = CompileHostPorts(spec);
+  if (cls.invalid.empty()) return CompileVolumes(pod, cls);
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
+  std::vector<std::vector<Reqs>> per_volume;
+  for (const auto& vol : pod.spec().volumes()) {
+    std::string claim;
+    if (!vol.persistent_volume_claim().claim_name().empty()) {
+      claim = vol.persistent_volume_claim().claim_name();
+    } else if (vol.has_ephemeral()) {
+      claim = absl::StrCat(pod.metadata().name(), "-", vol.name());
+    } else {
+      continue;
+    }
+    const v1::PersistentVolumeClaim* pvc = nullptr;
+    for (const auto& x : req_.persistent_volume_claims())
+      if (x.metadata().name() == claim &&
+          (x.metadata().namespace_().empty()
+               ? "default"
+               : x.metadata().namespace_()) == cls.ns)
+        pvc = &x;
+    if (pvc == nullptr) {
+      if (vol.has_ephemeral()) continue;  // created with the pod
+      cls.invalid =
+          absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
+      return absl::OkStatus();
+    }
+    std::vector<Reqs> alts;
+    if (!pvc->spec().volume_name().empty()) {
+      const v1::PersistentVolume* pv = nullptr;
+      for (const auto& x : req_.persistent_volumes())
+        if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
+      if (pv == nullptr) {
+        cls.invalid = absl::StrCat("persistentvolume \"",
+                                   pvc->spec().volume_name(), "\" not found");
+        return absl::OkStatus();
+      }
+      for (const auto& t :
+           pv->spec().node_affinity().required().node_selector_terms()) {
+        Reqs r;
+        for (const auto& e : t.match_expressions()) {
+          if (e.key() == "kubernetes.io/hostname") continue;
+          r.Add(NodeSelectorReq(in_, e), in_);
+        }
+        alts.push_back(std::move(r));
+      }
+    } else if (pvc->spec().has_storage_class_name()) {
+      const v1::StorageClass* sc = nullptr;
+      for (const auto& x : req_.storage_classes())
+        if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
+      if (sc == nullptr) {
+        cls.invalid =
+            absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
+                         "\" not found");
+        return absl::OkStatus();
+      }
+      for (const auto& t : sc->allowed_topologies()) {
+        Reqs r;
+        for (const auto& e : t.match_label_expressions()) {
+          std::vector<Id> vals;
+          for (const auto& v : e.values()) vals.push_back(in_.Intern(v));
+          r.Add(MakeReq(in_.Intern(e.key()), "In", vals, in_), in_);
+        }
+        alts.push_back(std::move(r));
+      }
+    }
+    if (!alts.empty()) per_volume.push_back(std::move(alts));
+  }
+  // Pairwise combination keeping compatible combinations (all if none is).
+  std::vector<Reqs> combined;
+  for (auto& alts : per_volume) {
+    if (combined.empty()) {
+      combined = alts;
+      continue;
+    }
+    std::vector<Reqs> ok, all;
+    for (const Reqs& a : combined)
+      for (const Reqs& b : alts) {
+        Reqs m = a;
+        bool compatible = Compatible(a, b, &wk_, in_, nullptr);
+        m.AddAll(b, in_);
+        (compatible ? ok : all).push_back(m);
+      }
+    if (ok.empty()) {
+      combined = std::move(all);
+    } else {
+      combined = std::move(ok);
+    }
+  }
+  cls.volume_alts = std::move(combined);
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileDaemons() {
+  for (const auto& ds : req_.daemon_sets()) {
+    DaemonPod d;
+    d.name = ds.metadata().name();
+    const v1::Pod* newest = NewestDaemonSetPod(ds, req_.pods());
+    const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
+    auto rq = PodRequests(
+        spec, dims_,
+        newest == nullptr
+            ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
+            : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
+                           newest->metadata().name(), "].spec"));
+    if (!rq.ok()) return rq.status();
+    d.requests = *rq;
+    d.tols = CompileTolerations(spec.tolerations());
+    std::vector<std::pair<std::string, std::string>> sel(
+        spec.node_selector().begin(), spec.node_selector().end());
+    std::sort(sel.begin(), sel.end());
+    for (const auto& [key, value] : sel)
+      d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    for (const auto& t :
+         spec.affinity()
+             .node_affinity()
+             .required_during_scheduling_ignored_during_execution()
+             .node_selector_terms()) {
+      Reqs r;
+      for (const auto& e : t.match_expressions())
+        r.Add(NodeSelectorReq(in_, e), in_);
+      d.terms.push_back(std::move(r));
+    }
+    d.ports = CompileHostPorts(spec);
+    daemons_.push_back(std::move(d));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The catalog entry of an in-flight NodeClaim's instance type (-1: none):
+// the one in its NodePool's catalog when there is one, else the first.
+template <typename PoolIndex>
+int InFlightType(
+    const std::map<std::string, std::string>& labels,
+    const absl::flat_hash_map<std::string, std::vector<int>>& types_by_name,
+    const std::vector<Pool>& pools, PoolIndex&& pool_index) {
+  auto type = labels.find("node.kubernetes.io/instance-type");
+  if (type == labels.end()) return -1;
+  auto entries = types_by_name.find(type->second);
+  if (entries == types_by_name.end()) return -1;
+  if (auto pool = labels.find("karpenter.sh/nodepool"); pool != labels.end()) {
+    if (int p = pool_index(pool->second); p >= 0) {
+      for (int t : entries->second)
+        if (pools[p].catalog.Test(t)) return t;
+    }
+  }
+  return entries->second.front();
+}
+
+}  // namespace
+
+absl::Status Round::CompileExisting() {
+  // Catalog lookup by instance-type name for in-flight NodeClaims. With one
+  // AWS catalog per NodeClass a name appears once per catalog (their
+  // allocatable differs: EKS max pods, ephemeral storage): a NodeClaim's own
+  // NodePool's catalog answers first, else the first catalog that has it.
+  absl::flat_hash_map<std::string, std::vector<int>> types_by_name;
+  for (size_t i = 0; i < c_.types.size(); ++i)
+    types_by_name[c_.types[i].name].push_back(static_cast<int>(i));
+  absl::flat_hash_map<std::string, int> node_index;
+  for (int i = 0; i < req_.nodes_size(); ++i)
+    node_index[req_.nodes(i).metadata().name()] = i;
+  absl::flat_hash_map<std::string, const v1::NodeClaim*> claim_by_node;
+  for (const auto& nc : req_.node_claims())
+    if (!nc.status().node_name().empty())
+      claim_by_node[nc.status().node_name()] = &nc;
+  for (auto& b : bound_) {
+    auto it = node_index.find(b.pod->spec().node_name());
+    if (it != node_index.end()) b.node = it->second;
+  }
+  auto is_ephemeral = [](const v1::Taint& t) {
+    if (absl::StartsWith(t.key(), "readiness.k8s.io/")) return true;
+    static const std::pair<const char*, const char*> kTaints[] = {
+        {"node.kubernetes.io/not-ready", "NoSchedule"},
+        {"node.kubernetes.io/not-ready", "NoExecute"},
+        {"node.kubernetes.io/unreachable", "NoSchedule"},
+        {"node.cloudprovider.kubernetes.io/uninitialized", "NoSchedule"},
+        {"karpenter.sh/unregistered", "NoExecute"}};
+    for (const auto& [k, e] : kTaints)
+      if (t.key() == k && t.effect() == e) return true;
+    return false;
+  };
+  auto pool_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < c_.pools.size(); ++i)
+      if (c_.pools[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+  pools_.resize(c_.pools.size());
+  for (size_t i = 0; i < c_.pools.size(); ++i)
+    pools_[i].remaining = c_.pools[i].limits;
+
+  auto add_daemon_overhead = [&](Existing& e,
+                                 const std::vector<std::string>& present) {
+    ResVec oh;
+    for (const auto& d : daemons_) {
+      if (std::find(present.begin(), present.end(), d.name) != present.end())
+        continue;
+      if (!Tolerates(e.taints, d.tols, nullptr)) continue;
+      Reqs strict = d.node_selector;
+      if (!d.terms.empty()) strict.AddAll(d.terms[0], in_);
+      if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;
+      oh += d.requests;
+    }
+    for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= oh[x];
+  };
+
+  for (int i = 0; i < req_.nodes_size(); ++i) {
+    const v1::Node& node = req_.nodes(i);
+    std::string path = absl::StrCat("nodes[", node.metadata().name(), "]");
+    if (node.spec().unschedulable() ||
+        !node.metadata().deletion_timestamp().empty())
+      continue;
+    Existing e;
+    e.name = node.metadata().name();
+    const auto& labels = node.metadata().labels();
+    e.initialized = labels.contains("karpenter.sh/initialized") &&
+                    labels.at("karpenter.sh/initialized") == "true";
+    bool managed = labels.contains("karpenter.sh/nodepool");
+    const v1::NodeClaim* nc = nullptr;
+    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end())
+      nc = it->second;
+    for (const auto& t : node.spec().taints()) {
+      if (managed && !e.initialized) {
+        if (is_ephemeral(t)) continue;
+        bool startup = false;
+        if (nc)
+          for (const auto& s : nc->spec().startup_taints())
+            if (s.key() == t.key() && s.effect() == t.effect()) startup = true;
+        if (startup) continue;
+      }
+      e.taints.push_back(t);
+    }
+    std::vector<std::pair<std::string, std::string>> ls(labels.begin(),
+                                                        labels.end());
+    std::sort(ls.begin(), ls.end());
+    for (const auto& [key, value] : ls)
+      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    std::string host = labels.contains("kubernetes.io/hostname")
+                           ? labels.at("kubernetes.io/hostname")
+                           : e.name;
+    e.hostname = in_.Intern(host);
+    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+    auto alloc = dims_.ParseList(node.status().allocatable(),
+                                 path + ".status.allocatable");
+    if (!alloc.ok()) return alloc.status();
+    e.remaining = *alloc;
+    std::vector<std::string> present;
+    for (const auto& b : bound_) {
+      if (b.node != i) continue;
+      auto rq = PodRequests(b.pod->spec(), dims_,
+                            "pods[" + b.pod->metadata().name() + "].spec");
+      if (!rq.ok()) return rq.status();
+      for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= (*rq)[x];
+      auto ports = CompileHostPorts(b.pod->spec());
+      e.ports.insert(e.ports.end(), ports.begin(), ports.end());
+      for (const auto& o : b.pod->metadata().owner_references())
+        if (o.kind() == "DaemonSet") present.push_back(o.name());
+    }
+    add_daemon_overhead(e, present);
+    if (managed) {
+      int p = pool_index(labels.at("karpenter.sh/nodepool"));
+      if (p >= 0 && c_.pools[p].has_limits) {
+        auto cap = dims_.ParseList(node.status().capacity(),
+                                   path + ".status.capacity");
+        if (!cap.ok()) return cap.status();
+        ResVec cv = *cap;
+        if (nodes_dim_ >= 0) cv[nodes_dim_] = 1;
+        for (int x = 0; x < kMaxDims; ++x)
+          if (c_.pools[p].limit_mask & (1u << x))
+            pools_[p].remaining[x] -= cv[x];
+      }
+    }
+    existing_.push_back(std::move(e));
+  }
+  // In-flight NodeClaims: launched or launching, no Node yet.
+  for (const auto& nc : req_.node_claims()) {
+    if (!nc.status().node_name().empty() &&
+        node_index.contains(nc.status().node_name()))
+      continue;
+    if (!nc.metadata().deletion_timestamp().empty()) continue;
+    std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
+    Existing e;
+    e.name = nc.metadata().name();
+    e.is_claim = true;
+    for (const auto& t : nc.spec().taints())
+      if (!is_ephemeral(t)) e.taints.push_back(t);
+    std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
+                                              nc.metadata().labels().end());
+    for (const auto& r : nc.spec().requirements())
+      if (r.operator_() == "In" && r.values_size() == 1 &&
+          !labels.contains(r.key()))
+        labels[r.key()] = r.values(0);
+    for (const auto& [key, value] : labels)
+      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    e.hostname = in_.Intern(e.name);
+    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+    ResVec capacity;
+    if (!nc.status().allocatable().empty()) {
+      auto alloc = dims_.ParseList(nc.status().allocatable(),
+                                   path + ".status.allocatable");
+      if (!alloc.ok()) return alloc.status();
+      e.remaining = *alloc;
+      auto cap =
+          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      if (!cap.ok()) return cap.status();
+      capacity = *cap;
+    } else if (int t =
+                   InFlightType(labels, types_by_name, c_.pools, pool_index);
+               t >= 0) {
+      e.remaining = c_.types[t].allocatable;
+      capacity = c_.types[t].capacity;
+    } else {
+      continue;  // unknown size: cannot hold pods
+    }
+    add_daemon_overhead(e, {});
+    if (auto it = labels.find("karpenter.sh/nodepool"); it != labels.end()) {
+      int p = pool_index(it->second);
+      if (p >= 0 && c_.pools[p].has_limits) {
+        if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;
+        for (int x = 0; x < kMaxDims; ++x)
+          if (c_.pools[p].limit_mask & (1u << x))
+            pools_[p].remaining[x] -= capacity[x];
+      }
+    }
+    existing_.push_back(std::move(e));
+  }
+  std::stable_sort(existing_.begin(), existing_.end(),
+                   [](const Existing& a, const Existing& b) {
+                     if (a.initialized != b.initialized) return a.initialized;
+                     return a.name < b.name;
+                   });
+  return absl::OkStatus();
+}
+
+void Round::CompilePoolStates() {
+  std::vector<Toleration> pns = {{"", "Exists", "", "PreferNoSchedule"}};
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    const Pool& pool = c_.pools[p];
+    PoolState& ps = pools_[p];
+    // Template-level overhead (for messages) and per-type daemon groups.
+    std::vector<std::vector<bool>> tolerated(daemons_.size());
+    std::vector<bool> daemon_ok(daemons_.size(), false);
+    std::vector<std::vector<Reqs>> strict_alts(daemons_.size());
+    for (size_t d = 0; d < daemons_.size(); ++d) {
+      const DaemonPod& dp = daemons_[d];
+      std::vector<Toleration> tols = dp.tols;
+      tols.insert(tols.end(), pns.begin(), pns.end());
+      if (!Tolerates(pool.taints, tols, nullptr)) continue;
+      // Required terms are dropped one at a time (first term first).
+      size_t nterms = std::max<size_t>(1, dp.terms.size());
+      for (size_t t = 0; t < nterms; ++t) {
+        Reqs strict = dp.node_selector;
+        if (!dp.terms.empty()) strict.AddAll(dp.terms[t], in_);
+        if (Compatible(pool.reqs, strict, &wk_, in_, nullptr))
+          strict_alts[d].push_back(std::move(strict));
+      }
+      if (!strict_alts[d].empty()) {
+        daemon_ok[d] = true;
+        ps.template_overhead += dp.requests;
+      }
+    }
+    std::map<std::vector<bool>, int> group_of;
+    pool.types.ForEach([&](size_t i) {
+      std::vector<bool> mask(daemons_.size(), false);
+      for (size_t d = 0; d < daemons_.size(); ++d) {
+        if (!daemon_ok[d]) continue;
+        for (const Reqs& s : strict_alts[d])
+          if (Intersects(c_.types[i].reqs, s, in_, nullptr)) {
+            mask[d] = true;
+            break;
+          }
+      }
+      auto [it, inserted] =
+          group_of.emplace(mask, static_cast<int>(ps.groups.size()));
+      if (inserted) {
+        DaemonGroup g;
+        g.types = Bits(n_);
+        for (size_t d = 0; d < daemons_.size(); ++d)
+          if (mask[d]) {
+            g.overhead += daemons_[d].requests;
+            g.has_overhead = true;
+            g.ports.insert(g.ports.end(), daemons_[d].ports.begin(),
+                           daemons_[d].ports.end());
+          }
+        ps.groups.push_back(std::move(g));
+      }
+      ps.groups[it->second].types.Set(i);
+    });
+    for (int d = 0; d < kMaxDims; ++d)
+      if (pool.has_limits && (pool.limit_mask & (1u << d)))
+        ps.limited.push_back(d);
+    pool.types.ForEach([&](size_t i) {
+      for (int d : ps.limited)
+        ps.max_capacity[d] =
+            std::max(ps.max_capacity[d], c_.types[i].capacity[d]);
+    });
+    ps.reserved_types = Bits(n_);
+    pool.types.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j)
+        if (offs[j].capacity_type == k_.v_reserved &&
+            (pool.offering_mask[i] >> j & 1))
+          ps.reserved_types.Set(i);
+    });
+    // Strict minValues with no pod: a NodePool that cannot meet its own
+    // minValues is dropped, as Karpenter drops the template.
+    if (!pool.types.Any()) {
+      ps.dropped = true;
+    } else if (pool.reqs.HasMinValues() && !opt_.best_effort_min_values) {
+      Reqs r = pool.reqs;
+      if (!MinValuesOk(pool.types, r, false, nullptr)) ps.dropped = true;
+    }
+  }
+}
+
+void Round::BuildDomainUniverse() {
+  // Karpenter's buildDomainGroups (topology.go): for every NodePool and every
+  // instance type the cloud provider returns for it (compatible or not, and
+  // also for NodePools that can launch nothing), the template requirements,
+  // the template labels and the type's requirements are intersected, and
+  // every value of every resulting requirement is a domain (a NotIn's
+  // excluded values too: Requirement.Values lists them). Then every value of
+  // the template's own In requirements. (benchmarks/karpenter, class B.)
+  absl::flat_hash_map<Id, absl::flat_hash_map<Id, size_t>> index;
+  auto insert = [&](Id key, Id domain, int pool) {
+    auto& list = universe_[key];
+    auto [it, inserted] = index[key].emplace(domain, list.size());
+    if (inserted) list.emplace_back(domain, std::vector<int>{});
+    auto& pools = list[it->second].second;
+    if (std::find(pools.begin(), pools.end(), pool) == pools.end())
+      pools.push_back(pool);
+  };
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    const Pool& pool = c_.pools[p];
+    pool.catalog.ForEach([&](size_t i) {
+      const InstanceType& type = c_.types[i];
+      // The type's zones and capacity types are those of its available
+      // offerings in the NodeClass zones.
+      std::vector<Id> zones, cts;
+      for (size_t j = 0; j < type.offerings.size() && j < 64; ++j)
+        if (pool.catalog_offering_mask[i] >> j & 1) {
+          zones.push_back(type.offerings[j].zone);
+          cts.push_back(type.offerings[j].capacity_type);
+        }
+      Reqs r = pool.template_reqs;
+      for (const Req& q : type.reqs.items())
+        if (q.key != k_.zone && q.key != k_.capacity_type) r.Add(q, in_);
+      r.Add(MakeReq(k_.zone, "In", zones, in_), in_);
+      r.Add(MakeReq(k_.capacity_type, "In", cts, in_), in_);
+      for (const Req& q : r.items())
+        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+    });
+    for (const Req& q : pool.template_reqs.items())
+      if (!q.complement)
+        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+  }
+}
+
+void Round::BuildInverseFromBound() {
+  for (const auto& b : bound_) {
+    const auto& terms =
+        b.pod->spec()
+            .affinity()
+            .pod_anti_affinity()
+            .required_during_scheduling_ignored_during_execution();
+    if (terms.empty() || b.node < 0) continue;
+    PodClass tmp;
+    tmp.ns = b.pod->metadata().namespace_().empty()
+                 ? "default"
+                 : b.pod->metadata().namespace_();
+    tmp.ns_id = b.ns;
+    tmp.tolerations = CompileTolerations(b.pod->spec().tolerations());
+    const auto& node_labels = req_.nodes(b.node).metadata().labels();
+    for (const auto& t : terms) {
+      int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t,
+                       nullptr, tmp, true);
+      auto it = node_labels.find(t.topology_key());
+      if (it != node_labels.end())
+        groups_[g].RecordDomain(in_.Intern(it->second));
+    }
+  }
+}
+
+}  // namespace nodeplan::scheduling

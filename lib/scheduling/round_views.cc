@@ -1,0 +1,313 @@
+// Round views: a pod class at each relaxation level, and the topology groups
+// (spread, affinity, anti-affinity) its constraints belong to.
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduling/round.h"
+
+namespace nodeplan::scheduling {
+
+namespace {
+
+// of a list hashed as a set by XOR, where equal entries cancel in pairs.
+std::vector<std::string> OddOnes(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j < v.size() && v[j] == v[i]) ++j;
+    if ((j - i) % 2 == 1) out.push_back(v[i]);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Views and relaxation
+
+bool Round::Relax(const PodClass& cls, RelaxState& s) const {
+  if (static_cast<int>(cls.required_terms.size()) - s.req_dropped > 1) {
+    ++s.req_dropped;
+    return true;
+  }
+  if (s.aff_dropped < static_cast<int>(cls.pref_affinity.size())) {
+    ++s.aff_dropped;
+    return true;
+  }
+  if (s.anti_dropped < static_cast<int>(cls.pref_anti.size())) {
+    ++s.anti_dropped;
+    return true;
+  }
+  if (s.node_dropped < static_cast<int>(cls.preferred_node.size())) {
+    ++s.node_dropped;
+    return true;
+  }
+  int anyway = 0;
+  for (const auto& t : cls.spreads)
+    if (t.when_unsatisfiable() == "ScheduleAnyway") ++anyway;
+  if (s.anyway_dropped < anyway) {
+    ++s.anyway_dropped;
+    return true;
+  }
+  if (any_pns_taint_ && !s.pns) {
+    for (const auto& t : cls.tolerations)
+      if (t.op == "Exists" && t.key.empty() && t.effect == "PreferNoSchedule")
+        return false;
+    s.pns = true;
+    return true;
+  }
+  return false;
+}
+
+const View* Round::GetView(int ci, int level) {
+  ClassState& cs = classes_[ci];
+  if (cs.levels.empty()) cs.levels.push_back(RelaxState{});
+  while (static_cast<int>(cs.levels.size()) <= level) {
+    RelaxState next = cs.levels.back();
+    if (!Relax(cs.cls, next)) return nullptr;
+    cs.levels.push_back(next);
+  }
+  if (static_cast<int>(cs.views.size()) <= level) cs.views.resize(level + 1);
+  if (cs.views[level]) return cs.views[level].get();
+  const PodClass& cls = cs.cls;
+  const RelaxState& s = cs.levels[level];
+  auto v = std::make_unique<View>();
+  v->strict = cls.node_selector;
+  if (static_cast<int>(cls.required_terms.size()) > s.req_dropped)
+    v->strict.AddAll(cls.required_terms[s.req_dropped], in_);
+  v->reqs = v->strict;
+  if (!opt_.ignore_preferences &&
+      static_cast<int>(cls.preferred_node.size()) > s.node_dropped)
+    v->reqs.AddAll(cls.preferred_node[s.node_dropped].second, in_);
+  v->tols = cls.tolerations;
+  if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
+  // Topology groups the pod owns at this relaxation level.
+  // Karpenter drops ScheduleAnyway spreads one per step, the first one left,
+  // moving the last constraint into its slot (preferences.go
+  // removeTopologySpreadScheduleAnyway): with three or more, the order is
+  // not declaration order.
+  std::vector<const v1::TopologySpreadConstraint*> spreads;
+  for (const auto& t : cls.spreads) spreads.push_back(&t);
+  for (int k = 0; k < s.anyway_dropped; ++k) {
+    auto it = std::find_if(spreads.begin(), spreads.end(), [](const auto* t) {
+      return t->when_unsatisfiable() == "ScheduleAnyway";
+    });
+    if (it == spreads.end()) break;
+    *it = spreads.back();
+    spreads.pop_back();
+  }
+  for (const v1::TopologySpreadConstraint* t : spreads) {
+    if (t->when_unsatisfiable() == "ScheduleAnyway" && opt_.ignore_preferences)
+      continue;
+    v->groups.push_back(opt_.karpenter_spread_groups
+                            ? GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false,
+                                       s.req_dropped, &v->tols)
+                            : GroupFor(GroupType::kSpread, t->topology_key(),
+                                       cls.ns_id, nullptr, t, cls, false));
+  }
+  for (const auto& t : cls.req_affinity)
+    v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(),
+                                 cls.ns_id, &t, nullptr, cls, false));
+  if (!opt_.ignore_preferences)
+    for (size_t i = s.aff_dropped; i < cls.pref_affinity.size(); ++i)
+      v->groups.push_back(GroupFor(
+          GroupType::kAffinity, cls.pref_affinity[i].second.topology_key(),
+          cls.ns_id, &cls.pref_affinity[i].second, nullptr, cls, false));
+  for (const auto& t : cls.req_anti)
+    v->groups.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(),
+                                 cls.ns_id, &t, nullptr, cls, false));
+  if (!opt_.ignore_preferences)
+    for (size_t i = s.anti_dropped; i < cls.pref_anti.size(); ++i)
+      v->groups.push_back(GroupFor(
+          GroupType::kAntiAffinity, cls.pref_anti[i].second.topology_key(),
+          cls.ns_id, &cls.pref_anti[i].second, nullptr, cls, false));
+  for (const auto& t : cls.req_anti)
+    v->inverse.push_back(GroupFor(GroupType::kAntiAffinity, t.topology_key(),
+                                  cls.ns_id, &t, nullptr, cls, true));
+  for (int g : v->groups)
+    if (groups_[g].type != GroupType::kAntiAffinity) v->monotone_filter = false;
+  std::sort(v->groups.begin(), v->groups.end());
+  v->groups.erase(std::unique(v->groups.begin(), v->groups.end()),
+                  v->groups.end());
+  std::sort(v->inverse.begin(), v->inverse.end());
+  v->inverse.erase(std::unique(v->inverse.begin(), v->inverse.end()),
+                   v->inverse.end());
+  cs.views[level] = std::move(v);
+  return cs.views[level].get();
+}
+
+int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
+                    const v1::PodAffinityTerm* term,
+                    const v1::TopologySpreadConstraint* tsc,
+                    const PodClass& cls, bool inverse, size_t first_term,
+                    const std::vector<Toleration>* tols) {
+  TopologyGroup g;
+  g.type = type;
+  g.key = in_.Intern(key_text);
+  g.inverse = inverse;
+  v1::LabelSelector selector_copy;
+  const v1::LabelSelector* selector = nullptr;
+  std::string sig = absl::StrCat(static_cast<int>(type), inverse ? "I" : "",
+                                 "|", key_text, "|");
+  if (tsc != nullptr) {
+    g.max_skew = tsc->max_skew();
+    if (tsc->has_min_domains()) g.min_domains = tsc->min_domains();
+    g.namespaces = {ns_default};
+    if (tsc->has_label_selector()) {
+      selector_copy = tsc->label_selector();
+      // matchLabelKeys: key In [the pod's value] for keys the pod carries.
+      for (const auto& k : tsc->match_label_keys()) {
+        auto it = cls.example
+                      ? cls.example->metadata().labels().find(k)
+                      : google::protobuf::Map<std::string,
+                                              std::string>::const_iterator();
+        if (cls.example && it != cls.example->metadata().labels().end()) {
+          auto* e = selector_copy.add_match_expressions();
+          e->set_key(k);
+          e->set_operator_("In");
+          e->add_values(it->second);
+        }
+      }
+      selector = &selector_copy;
+    }
+    g.filter.active = true;
+    g.filter.honor_taints = tsc->node_taints_policy() == "Honor";
+    g.filter.honor_affinity = tsc->node_affinity_policy() != "Ignore";
+    g.filter.tolerations = tols ? *tols : cls.tolerations;
+    // Node filter: nodeSelector, ANDed with each required term (ORed) the
+    // pod still has at its relaxation level.
+    if (cls.required_terms.empty()) {
+      g.filter.alternatives.push_back(cls.node_selector);
+    } else {
+      for (size_t i = first_term; i < cls.required_terms.size(); ++i) {
+        Reqs r = cls.node_selector;
+        r.AddAll(cls.required_terms[i], in_);
+        g.filter.alternatives.push_back(std::move(r));
+      }
+    }
+    absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints,
+                    g.filter.honor_affinity, "|");
+    if (tols == nullptr) {
+      for (const Reqs& r : g.filter.alternatives)
+        absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
+      if (g.filter.honor_taints)
+        for (const auto& t : cls.tolerations)
+          absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
+                          ";");
+    } else {
+      // spreadBookkeeping "Karpenter": Karpenter shares a spread group
+      // between pods whose TopologyGroup.Hash (topologygroup.go) is equal.
+      // That hash sees a requirement only through its exported fields, the
+      // key (and minValues), and hashes the filter's terms and the
+      // tolerations as sets by XOR, so identical entries cancel in pairs.
+      // The first pod's filter then serves the whole group, and a relaxation
+      // that changes the terms or tolerations (dropping a required term,
+      // tolerating PreferNoSchedule) moves the pod to another group that has
+      // counted only the bound pods and the placements made since it was
+      // created. (benchmarks/karpenter cases random-30, random-172,
+      // random-593, random-710, random-757, random-861.)
+      std::vector<std::string> key_sets, tol_set;
+      for (const Reqs& r : g.filter.alternatives) {
+        std::vector<std::string> keys;
+        for (const Req& q : r.items()) keys.push_back(in_.Str(q.key));
+        std::sort(keys.begin(), keys.end());
+        key_sets.push_back(absl::StrJoin(keys, ","));
+      }
+      for (const auto& t : g.filter.tolerations)
+        tol_set.push_back(
+            absl::StrCat(t.key, ",", t.op, ",", t.value, ",", t.effect));
+      absl::StrAppend(&sig, absl::StrJoin(OddOnes(key_sets), ";"), "|",
+                      absl::StrJoin(OddOnes(tol_set), ";"), "|");
+    }
+  } else {
+    g.max_skew = std::numeric_limits<int32_t>::max();
+    if (term->has_label_selector()) {
+      selector_copy = term->label_selector();
+      selector = &selector_copy;
+    }
+    for (const auto& x : Namespaces().Select(*term, cls.ns, in_))
+      g.namespaces.push_back(in_.Intern(x));
+  }
+  std::sort(g.namespaces.begin(), g.namespaces.end());
+  for (Id x : g.namespaces) absl::StrAppend(&sig, in_.Str(x), ",");
+  absl::StrAppend(&sig, "|", SelectorSignature(selector));
+  auto it = group_index_.find(sig);
+  if (it != group_index_.end()) return it->second;
+  g.selector = CompileSelector(selector, in_);
+  // Initial domains from the NodePools, those whose taints the pod creating
+  // the group tolerates when taints are honoured. Pod affinity and
+  // anti-affinity groups always honour them: their node filter is Karpenter's
+  // zero value, whose empty taint policy is not "Ignore"
+  // (topologydomaingroup.go ForEachDomain). So a zone anti-affinity of a pod
+  // that does not tolerate the only NodePool's taint (even PreferNoSchedule,
+  // before relaxation adds the toleration) has no zone to go to.
+  // (benchmarks/karpenter cases random-568, random-861, random-924.)
+  const bool honor_taints = tsc == nullptr || g.filter.honor_taints;
+  const std::vector<Toleration>& creator_tols =
+      tsc != nullptr ? g.filter.tolerations : cls.tolerations;
+  if (auto u = universe_.find(g.key); u != universe_.end()) {
+    for (const auto& [domain, pools] : u->second) {
+      bool ok = !honor_taints;
+      for (int p : pools) {
+        if (ok) break;
+        if (Tolerates(c_.pools[p].taints, creator_tols, nullptr)) ok = true;
+      }
+      if (ok) g.Register(domain);
+    }
+  }
+  CountDomains(g);
+  int idx = static_cast<int>(groups_.size());
+  groups_.push_back(std::move(g));
+  group_index_.emplace(std::move(sig), idx);
+  if (inverse) inverse_groups_.push_back(idx);
+  return idx;
+}
+
+void Round::CountDomains(TopologyGroup& g) {
+  if (g.inverse) return;
+  const bool hostname = g.key == k_.hostname;
+  std::vector<Reqs> node_reqs(req_.nodes_size());
+  for (int i = 0; i < req_.nodes_size(); ++i) {
+    const v1::Node& node = req_.nodes(i);
+    std::vector<v1::Taint> taints(node.spec().taints().begin(),
+                                  node.spec().taints().end());
+    for (const auto& [k, v] : node.metadata().labels())
+      node_reqs[i].Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
+    if (!g.filter.Matches(taints, node_reqs[i], nullptr, in_)) continue;
+    auto it = node.metadata().labels().find(in_.Str(g.key));
+    if (it != node.metadata().labels().end())
+      g.Register(in_.Intern(it->second));
+    else if (hostname)
+      g.Register(in_.Intern(node.metadata().name()));
+  }
+  for (const auto& e : existing_)
+    if (e.is_claim && hostname) g.Register(e.hostname);
+  for (const auto& b : bound_) {
+    if (b.node < 0) continue;
+    if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))
+      continue;
+    if (!g.selector.Matches(b.labels)) continue;
+    const v1::Node& node = req_.nodes(b.node);
+    auto it = node.metadata().labels().find(in_.Str(g.key));
+    Id domain;
+    if (it != node.metadata().labels().end()) {
+      domain = in_.Intern(it->second);
+    } else if (hostname) {
+      domain = in_.Intern(node.metadata().name());
+    } else {
+      continue;
+    }
+    std::vector<v1::Taint> taints(node.spec().taints().begin(),
+                                  node.spec().taints().end());
+    if (!g.filter.Matches(taints, node_reqs[b.node], nullptr, in_)) continue;
+    g.RecordDomain(domain);
+  }
+}
+
+}  // namespace nodeplan::scheduling
