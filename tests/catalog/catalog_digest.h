@@ -102,7 +102,7 @@ inline std::string CompiledCatalogDump(const CompiledCatalog& c,
                       absl::StrFormat("%.17g", o.price), " ",
                       o.available ? 1 : 0, o.price_overlaid ? 1 : 0,
                       o.estimated_price ? 1 : 0, "\n");
-      AppendRequirements(o.requirements, names, out);
+      AppendRequirements(*o.requirements, names, out);
     }
     absl::StrAppend(&out, c.Find(t.name), "\n");
   }
