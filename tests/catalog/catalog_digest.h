@@ -122,6 +122,21 @@ inline std::string CompiledCatalogDump(const CompiledCatalog& c,
   return out;
 }
 
+// CompiledCatalogDump plus what it leaves out (its digests are pinned): the
+// well-known set and the overlays not applied.
+inline std::string CompiledCatalogFullDump(const CompiledCatalog& c,
+                                           const Interner& names) {
+  std::string out = CompiledCatalogDump(c, names);
+  absl::StrAppend(
+      &out, "well-known:", absl::StrJoin(c.well_known().sorted_names(), ","),
+      "|", absl::StrJoin(c.well_known().sorted_ids(), ","), "\n");
+  for (const SkippedOverlay& s : c.skipped_overlays()) {
+    absl::StrAppend(&out, "skipped:", s.name, "|", s.reason, "|", s.message,
+                    "\n");
+  }
+  return out;
+}
+
 }  // namespace nodeplan::testing_util
 
 #endif  // NODEPLAN_TESTS_CATALOG_CATALOG_DIGEST_H_
