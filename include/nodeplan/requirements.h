@@ -72,6 +72,15 @@ class Requirement {
                           absl::Span<const LabelValue> values,
                           std::optional<int32_t> min_values = std::nullopt);
   static Requirement In(LabelKeyId key, absl::Span<const LabelValue> values);
+  // key In [value]: what In(key, {value}) returns, without Make's sort and
+  // dedup (the common case: a label).
+  static Requirement In(LabelKeyId key, const LabelValue& value) {
+    Requirement r;
+    r.key_ = key;
+    r.complement_ = false;
+    r.values_.push_back(value);
+    return r;
+  }
   static Requirement NotIn(LabelKeyId key, absl::Span<const LabelValue> values);
   static Requirement Exists(LabelKeyId key);
   static Requirement DoesNotExist(LabelKeyId key);
@@ -84,10 +93,22 @@ class Requirement {
   bool complement() const { return complement_; }
   // Sorted by id, unique.
   absl::Span<const LabelValue> values() const { return values_; }
-  const std::optional<int64_t>& gte() const { return gte_; }
-  const std::optional<int64_t>& lte() const { return lte_; }
-  const std::optional<int32_t>& min_values() const { return min_values_; }
-  void set_min_values(std::optional<int32_t> m) { min_values_ = m; }
+  std::optional<int64_t> gte() const {
+    return (flags_ & kHasGte) != 0 ? std::optional<int64_t>(gte_)
+                                   : std::nullopt;
+  }
+  std::optional<int64_t> lte() const {
+    return (flags_ & kHasLte) != 0 ? std::optional<int64_t>(lte_)
+                                   : std::nullopt;
+  }
+  std::optional<int32_t> min_values() const {
+    return (flags_ & kHasMinValues) != 0 ? std::optional<int32_t>(min_values_)
+                                         : std::nullopt;
+  }
+  void set_min_values(std::optional<int32_t> m) {
+    SetFlag(kHasMinValues, m.has_value());
+    min_values_ = m.value_or(0);
+  }
 
   // Karpenter's derived operator: complement -> NotIn if it excludes values
   // else Exists (bounded requirements report Exists); concrete -> In if it
@@ -123,12 +144,31 @@ class Requirement {
   friend bool operator==(const Requirement& a, const Requirement& b);
 
  private:
+  // Which of the optional integers are set: one byte for the three instead
+  // of a std::optional each (a catalog holds tens of thousands of
+  // requirements, so their size is its memory and much of its build time).
+  static constexpr uint8_t kHasGte = 1;
+  static constexpr uint8_t kHasLte = 2;
+  static constexpr uint8_t kHasMinValues = 4;
+  void SetFlag(uint8_t flag, bool on) {
+    flags_ = on ? (flags_ | flag) : (flags_ & ~flag);
+  }
+  void set_gte(std::optional<int64_t> v) {
+    SetFlag(kHasGte, v.has_value());
+    gte_ = v.value_or(0);
+  }
+  void set_lte(std::optional<int64_t> v) {
+    SetFlag(kHasLte, v.has_value());
+    lte_ = v.value_or(0);
+  }
+
   LabelKeyId key_ = kNoId;
+  int32_t min_values_ = 0;  // when kHasMinValues
   bool complement_ = true;
-  absl::InlinedVector<LabelValue, 2> values_;
-  std::optional<int64_t> gte_;
-  std::optional<int64_t> lte_;
-  std::optional<int32_t> min_values_;
+  uint8_t flags_ = 0;
+  absl::InlinedVector<LabelValue, 1> values_;
+  int64_t gte_ = 0;  // when kHasGte
+  int64_t lte_ = 0;  // when kHasLte
 
   friend class Requirements;
 };
