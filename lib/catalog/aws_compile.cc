@@ -103,15 +103,14 @@ class AwsCompiler {
 
   // Compiles `row` as instance type `i` of the catalog into `t`.
   absl::Status CompileType(const AwsTypeRow& row, int i,
-                           CompiledInstanceType& t,
-                           catalog::OverheadParts* parts) {
+                           CompiledInstanceType& t) {
     t.name = row.csv->name;
     t.name_value = interner_.InternValue(t.name);
     values_[row.name_text] = t.name_value;
     InternLabelValues(row);
     if (zones_.empty()) InternZones();
     WriteRequirements(row, t);
-    WriteResources(row, t, parts);
+    WriteResources(row, t);
     return WriteOfferings(row, i, t);
   }
 
@@ -164,7 +163,7 @@ class AwsCompiler {
   }
 
   Requirement Single(LabelKeyId key, int32_t slot) const {
-    return Requirement::In(key, absl::MakeConstSpan(&values_[slot], 1));
+    return Requirement::In(key, values_[slot]);
   }
 
   void WriteRequirements(const AwsTypeRow& row, CompiledInstanceType& t) {
@@ -205,8 +204,7 @@ class AwsCompiler {
     t.requirements = Requirements::FromSorted(std::move(entries));
   }
 
-  void WriteResources(const AwsTypeRow& row, CompiledInstanceType& t,
-                      catalog::OverheadParts* parts) {
+  void WriteResources(const AwsTypeRow& row, CompiledInstanceType& t) {
     const bool eks = inputs_.eks;
     const catalog::AwsInstanceTypeRow& csv = *row.csv;
     t.capacity.Set(Resource::kCpu, *csv.vcpu * 1000);
@@ -224,10 +222,10 @@ class AwsCompiler {
                                     kMi);
     kube.Set(Resource::kEphemeralStorage,
              catalog::kAwsKubeReservedEphemeralBytes);
-    t.overhead = Merge(Merge(kube, system_), eviction_);
-    t.allocatable =
-        Allocatable(t.capacity, kube, system_, eviction_, interner_);
-    if (parts != nullptr) *parts = {std::move(kube), system_, eviction_};
+    // kubeReserved + evictionThreshold: the catalog sets no systemReserved
+    // (merging an empty vector changes nothing).
+    t.overhead = Merge(kube, eviction_);
+    t.allocatable = Allocatable(t.capacity, t.overhead, interner_);
   }
 
   LabelKeyId GpuResourceKey(absl::string_view name) {
@@ -282,7 +280,6 @@ class AwsCompiler {
   Requirement capacity_types_;
   // Per offering position (zone-major, on-demand then spot).
   std::vector<const Requirements*> offering_labels_;
-  ResourceVector system_;  // the catalog sets no systemReserved
   ResourceVector eviction_;
   std::vector<std::pair<absl::string_view, LabelKeyId>> gpu_keys_;
   std::vector<int32_t> fresh_;  // scratch
@@ -305,28 +302,28 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
   AwsCompiler compiler(*inputs, *table, builder);
   AwsCatalogStats counts;
   counts.rows = static_cast<int>(table->rows.size());
-  std::vector<CompiledInstanceType>& types = builder.types();
-  types.reserve(table->rows.size());
-  std::vector<catalog::OverheadParts> overhead_parts;
+  std::vector<const AwsTypeRow*> kept;
+  kept.reserve(table->rows.size());
   for (const AwsTypeRow& row : table->rows) {
     if (!row.has_capacity) {
       ++counts.skipped_without_capacity;
-      continue;
-    }
-    if (inputs->eks && !row.eks_allowed) {
+    } else if (inputs->eks && !row.eks_allowed) {
       ++counts.skipped_by_eks_auto_mode;
-      continue;
+    } else {
+      if (!row.csv->od_price_us_east_1.has_value()) ++counts.without_price;
+      kept.push_back(&row);
     }
-    if (!row.csv->od_price_us_east_1.has_value()) ++counts.without_price;
-    const int i = static_cast<int>(types.size());
-    catalog::OverheadParts* parts = nullptr;
-    if (!options.overlays.empty()) parts = &overhead_parts.emplace_back();
-    absl::Status s = compiler.CompileType(row, i, types.emplace_back(), parts);
-    if (!s.ok()) return s;
   }
-  counts.instance_types = static_cast<int>(types.size());
+  const int n = static_cast<int>(kept.size());
+  counts.instance_types = n;
+  std::vector<CompiledInstanceType>& types = builder.StartTypes(n);
+  for (int i = 0; i < n; ++i) {
+    absl::Status s = compiler.CompileType(*kept[i], i, types[i]);
+    if (!s.ok()) return s;
+    builder.TypeCompiled(i);
+  }
   absl::StatusOr<std::shared_ptr<const CompiledCatalog>> compiled =
-      builder.Finish(overhead_parts);
+      builder.Finish();
   if (compiled.ok() && stats != nullptr) *stats = counts;
   return compiled;
 }

@@ -72,8 +72,21 @@ const Requirements* CompiledCatalogBuilder::OfferingLabels(
   return &labels;
 }
 
+std::vector<CompiledInstanceType>& CompiledCatalogBuilder::StartTypes(int n) {
+  out_->types_.resize(n);
+  // The index borrows the types' requirements: types_ is never resized
+  // again and requirements are not modified once compiled (overlays only
+  // read them), and both live as long as the CompiledCatalog.
+  index_.emplace(n);
+  return out_->types_;
+}
+
+void CompiledCatalogBuilder::TypeCompiled(int i) {
+  index_->Add(&out_->types_[i].requirements);
+}
+
 absl::StatusOr<std::shared_ptr<const CompiledCatalog>>
-CompiledCatalogBuilder::Finish(absl::Span<const OverheadParts> parts) {
+CompiledCatalogBuilder::Finish() {
   CompiledCatalog& out = *out_;
   const int n = static_cast<int>(out.types_.size());
   out.by_name_.reserve(n);
@@ -93,15 +106,11 @@ CompiledCatalogBuilder::Finish(absl::Span<const OverheadParts> parts) {
     }
   }
 
-  // The index borrows the types' requirements: types_ is never resized
-  // again and requirements are not modified after this point (overlays only
-  // read them), and both live as long as the CompiledCatalog.
-  std::vector<const Requirements*> borrowed(n);
-  for (int i = 0; i < n; ++i) borrowed[i] = &out.types_[i].requirements;
-  out.index_ = RequirementsIndex(absl::MakeConstSpan(borrowed));
+  out.index_ = index_.has_value() ? std::move(*index_).Finish()
+                                  : RequirementsIndexBuilder(0).Finish();
 
   if (!options_.overlays.empty()) {
-    ApplyNodeOverlays(options_.overlays, out, out.types_, parts, interner_,
+    ApplyNodeOverlays(options_.overlays, out, out.types_, interner_,
                       out.skipped_overlays_);
   }
 

@@ -11,6 +11,7 @@
 // compared across compiles), so it lives in one place.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -42,8 +43,12 @@ class CompiledCatalogBuilder {
   LabelValue spot() const { return spot_; }
   LabelValue reserved() const { return reserved_; }
 
-  // The instance types, in catalog order; fill them, then Finish.
-  std::vector<CompiledInstanceType>& types() { return out_->types_; }
+  // `n` default instance types, in catalog order: fill each, and call
+  // TypeCompiled(i) when type i is done (in order), then Finish.
+  std::vector<CompiledInstanceType>& StartTypes(int n);
+  // Indexes type i's requirements while they are still in cache; they must
+  // not change afterwards.
+  void TypeCompiled(int i);
 
   // The label set of an offering with these values (zone In [zone],
   // capacity-type In [type], reservation-id In [id] when reservation.id is
@@ -54,17 +59,16 @@ class CompiledCatalogBuilder {
                                      const LabelValue& reservation);
 
   // Completes the catalog: name lookup (an error for a duplicate name), the
-  // index over the types' requirements, NodeOverlays (recomputing
-  // allocatable from `parts`, one per type; unused without overlays),
-  // unavailable offerings and cheapest available prices.
-  absl::StatusOr<std::shared_ptr<const CompiledCatalog>> Finish(
-      absl::Span<const OverheadParts> parts);
+  // index over the types' requirements, NodeOverlays, unavailable offerings
+  // and cheapest available prices.
+  absl::StatusOr<std::shared_ptr<const CompiledCatalog>> Finish();
 
  private:
   const CatalogCompileOptions& options_;
   Interner& interner_;
   std::shared_ptr<CompiledCatalog> out_;
   LabelValue on_demand_, spot_, reserved_;
+  std::optional<RequirementsIndexBuilder> index_;
   // Offering label sets without a reservation id, most recent first (a
   // catalog has a few zone x capacity type pairs), and those with one.
   struct PairLabels {

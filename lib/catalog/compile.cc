@@ -402,8 +402,7 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
 }
 
 absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
-                                 CompileContext& ctx, CompiledInstanceType& t,
-                                 catalog::OverheadParts* parts) {
+                                 CompileContext& ctx, CompiledInstanceType& t) {
   Interner& interner = ctx.interner;
   if (in.name().empty()) {
     return absl::InvalidArgumentError(
@@ -444,11 +443,7 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   if (absl::Status s = CompileOfferings(in, i, ctx, t); !s.ok()) return s;
   t.requirements = TakePendingRequirements(ctx);
 
-  t.allocatable = Allocatable(t.capacity, *kube, *system, *eviction, interner);
-  if (parts != nullptr) {
-    *parts = catalog::OverheadParts{*std::move(kube), *std::move(system),
-                                    *std::move(eviction)};
-  }
+  t.allocatable = Allocatable(t.capacity, t.overhead, interner);
   return absl::OkStatus();
 }
 
@@ -463,18 +458,14 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
                                           well_known, options, interner);
   CompileContext ctx(builder);
   const int n = catalog.instance_types_size();
-  std::vector<CompiledInstanceType>& types = builder.types();
-  types.resize(n);
-  // Overlays recompute allocatable from the overhead parts.
-  std::vector<catalog::OverheadParts> overhead_parts;
-  if (!options.overlays.empty()) overhead_parts.resize(n);
+  std::vector<CompiledInstanceType>& types = builder.StartTypes(n);
   for (int i = 0; i < n; ++i) {
-    absl::Status s = CompileInstanceType(
-        catalog.instance_types(i), i, ctx, types[i],
-        overhead_parts.empty() ? nullptr : &overhead_parts[i]);
+    absl::Status s =
+        CompileInstanceType(catalog.instance_types(i), i, ctx, types[i]);
     if (!s.ok()) return s;
+    builder.TypeCompiled(i);
   }
-  return builder.Finish(overhead_parts);
+  return builder.Finish();
 }
 
 }  // namespace nodeplan
