@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "catalog_digest.h"
+#include "catalog_test_util.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
@@ -99,13 +100,7 @@ void ExpectSame(const v1::NodeClass* node_class,
   if (!expected.ok()) return;
   ExpectSameDump(CompiledCatalogFullDump(**got, direct),
                  CompiledCatalogFullDump(**expected, via_proto));
-  EXPECT_EQ(direct_stats.rows, proto_stats.rows);
-  EXPECT_EQ(direct_stats.skipped_without_capacity,
-            proto_stats.skipped_without_capacity);
-  EXPECT_EQ(direct_stats.skipped_by_eks_auto_mode,
-            proto_stats.skipped_by_eks_auto_mode);
-  EXPECT_EQ(direct_stats.without_price, proto_stats.without_price);
-  EXPECT_EQ(direct_stats.instance_types, proto_stats.instance_types);
+  ExpectSameStats(direct_stats, proto_stats);
 }
 
 TEST(CompileAwsCatalogTest, EqualsTheProtoPathForEveryVariant) {

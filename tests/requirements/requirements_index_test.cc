@@ -94,33 +94,58 @@ TEST(TypeSetTest, Basics) {
   EXPECT_EQ(s, t);
 }
 
+// The index answers `query` as each type's own Intersects and
+// IsCompatible(allow) do; reports the first type that disagrees.
+void ExpectAgrees(Generator& gen, const RequirementsIndex& index,
+                  const std::vector<Requirements>& types,
+                  const Requirements& query, const WellKnownLabels* allow) {
+  TypeSet got;
+  index.Intersecting(query, &got);
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (got.Test(i) != types[i].Intersects(query)) {
+      ADD_FAILURE() << "Intersecting: type " << gen.vocab().Str(types[i])
+                    << " query " << gen.vocab().Str(query);
+      return;
+    }
+  }
+  const CompatibilityOptions options{allow};
+  index.Compatible(query, options, &got);
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (got.Test(i) != types[i].IsCompatible(query, options)) {
+      ADD_FAILURE() << "Compatible: type " << gen.vocab().Str(types[i])
+                    << " query " << gen.vocab().Str(query);
+      return;
+    }
+  }
+}
+
+// Two indexes over the same types answer `query` alike.
+void ExpectSameAnswers(const RequirementsIndex& a, const RequirementsIndex& b,
+                       const Requirements& query,
+                       const WellKnownLabels& well_known) {
+  TypeSet from_a, from_b;
+  a.Intersecting(query, &from_a);
+  b.Intersecting(query, &from_b);
+  EXPECT_EQ(from_a, from_b);
+  const CompatibilityOptions options{&well_known};
+  a.Compatible(query, options, &from_a);
+  b.Compatible(query, options, &from_b);
+  EXPECT_EQ(from_a, from_b);
+}
+
 TEST(RequirementsIndexTest, AgreesWithPerTypeEvaluation) {
-  for (uint32_t seed = 1; seed <= 40; ++seed) {
+  for (uint32_t seed = 1; seed <= 40 && !HasFailure(); ++seed) {
+    SCOPED_TRACE(seed);
     Generator gen(seed);
     std::vector<Requirements> types;
     const int n = gen.U(1, 150);
     for (int i = 0; i < n; ++i) types.push_back(gen.RandomSet(true));
     RequirementsIndex index(types);
     ASSERT_EQ(index.size(), n);
-    TypeSet got;
-    for (int q = 0; q < 200; ++q) {
+    for (int q = 0; q < 200 && !HasFailure(); ++q) {
       Requirements query = gen.RandomSet(false);
-      index.Intersecting(query, &got);
-      for (int i = 0; i < n; ++i) {
-        ASSERT_EQ(got.Test(i), types[i].Intersects(query))
-            << "seed " << seed << " type " << gen.vocab().Str(types[i])
-            << " query " << gen.vocab().Str(query);
-      }
-      for (const WellKnownLabels* allow :
-           {static_cast<const WellKnownLabels*>(nullptr), &gen.well_known()}) {
-        CompatibilityOptions options{allow};
-        index.Compatible(query, options, &got);
-        for (int i = 0; i < n; ++i) {
-          ASSERT_EQ(got.Test(i), types[i].IsCompatible(query, options))
-              << "seed " << seed << " type " << gen.vocab().Str(types[i])
-              << " query " << gen.vocab().Str(query);
-        }
-      }
+      ExpectAgrees(gen, index, types, query, nullptr);
+      ExpectAgrees(gen, index, types, query, &gen.well_known());
     }
   }
 }
@@ -129,30 +154,18 @@ TEST(RequirementsIndexTest, AgreesWithPerTypeEvaluation) {
 // values held by a few types are listed, the others kept as bit rows; both
 // answer as the per-type evaluation.
 TEST(RequirementsIndexTest, RareAndCommonValuesAgreeWithPerTypeEvaluation) {
-  for (uint32_t seed = 200; seed <= 215; ++seed) {
+  for (uint32_t seed = 200; seed <= 215 && !HasFailure(); ++seed) {
+    SCOPED_TRACE(seed);
     Generator gen(seed, /*extra_values=*/seed % 2 == 0 ? 40 : 300);
     std::vector<Requirements> types;
     const int n = gen.U(60, 400);
     for (int i = 0; i < n; ++i) types.push_back(gen.RandomSet(true));
     RequirementsIndex index(types);
-    TypeSet got;
-    for (int q = 0; q < 150; ++q) {
+    for (int q = 0; q < 150 && !HasFailure(); ++q) {
       // Half the queries are types' own label sets (values that exist).
       Requirements query =
           q % 2 == 0 ? types[gen.U(0, n - 1)] : gen.RandomSet(false);
-      index.Intersecting(query, &got);
-      for (int i = 0; i < n; ++i) {
-        ASSERT_EQ(got.Test(i), types[i].Intersects(query))
-            << "seed " << seed << " type " << gen.vocab().Str(types[i])
-            << " query " << gen.vocab().Str(query);
-      }
-      CompatibilityOptions options{&gen.well_known()};
-      index.Compatible(query, options, &got);
-      for (int i = 0; i < n; ++i) {
-        ASSERT_EQ(got.Test(i), types[i].IsCompatible(query, options))
-            << "seed " << seed << " type " << gen.vocab().Str(types[i])
-            << " query " << gen.vocab().Str(query);
-      }
+      ExpectAgrees(gen, index, types, query, &gen.well_known());
     }
   }
 }
@@ -160,7 +173,8 @@ TEST(RequirementsIndexTest, RareAndCommonValuesAgreeWithPerTypeEvaluation) {
 // RequirementsIndexBuilder (one type at a time) answers as the borrowing
 // constructor; types it was never given are empty label sets.
 TEST(RequirementsIndexTest, BuilderEqualsBorrowingConstructor) {
-  for (uint32_t seed = 300; seed <= 305; ++seed) {
+  for (uint32_t seed = 300; seed <= 305 && !HasFailure(); ++seed) {
+    SCOPED_TRACE(seed);
     Generator gen(seed, 100);
     std::vector<Requirements> types;
     const int n = gen.U(1, 200);
@@ -180,24 +194,10 @@ TEST(RequirementsIndexTest, BuilderEqualsBorrowingConstructor) {
     ASSERT_EQ(padded.size(), n + 3);
     std::vector<Requirements> padded_types = types;
     padded_types.resize(n + 3);
-    TypeSet a, b, c;
-    for (int q = 0; q < 100; ++q) {
+    for (int q = 0; q < 100 && !HasFailure(); ++q) {
       Requirements query = gen.RandomSet(false);
-      borrowing.Intersecting(query, &a);
-      built.Intersecting(query, &b);
-      ASSERT_EQ(a, b) << "seed " << seed;
-      padded.Intersecting(query, &c);
-      for (int i = 0; i < n + 3; ++i) {
-        ASSERT_EQ(c.Test(i), padded_types[i].Intersects(query));
-      }
-      CompatibilityOptions options{&gen.well_known()};
-      borrowing.Compatible(query, options, &a);
-      built.Compatible(query, options, &b);
-      ASSERT_EQ(a, b) << "seed " << seed;
-      padded.Compatible(query, options, &c);
-      for (int i = 0; i < n + 3; ++i) {
-        ASSERT_EQ(c.Test(i), padded_types[i].IsCompatible(query, options));
-      }
+      ExpectSameAnswers(borrowing, built, query, gen.well_known());
+      ExpectAgrees(gen, padded, padded_types, query, &gen.well_known());
     }
   }
 }
@@ -224,7 +224,8 @@ TEST(RequirementsIndexTest, EmptyIndexAndUnknownKeys) {
 // The borrowing constructor answers exactly as the copying one, and keeps
 // answering after the index is moved (the pointers stay valid).
 TEST(RequirementsIndexTest, BorrowingAgreesWithCopyingAndSurvivesMoves) {
-  for (uint32_t seed = 100; seed <= 110; ++seed) {
+  for (uint32_t seed = 100; seed <= 110 && !HasFailure(); ++seed) {
+    SCOPED_TRACE(seed);
     Generator gen(seed);
     std::vector<Requirements> types;
     const int n = gen.U(1, 150);
@@ -240,16 +241,9 @@ TEST(RequirementsIndexTest, BorrowingAgreesWithCopyingAndSurvivesMoves) {
       ASSERT_EQ(copying.type(i), types[i]);
     }
     RequirementsIndex copying_moved = std::move(copying);
-    TypeSet a, b;
-    for (int q = 0; q < 100; ++q) {
-      Requirements query = gen.RandomSet(false);
-      borrowing.Intersecting(query, &a);
-      copying_moved.Intersecting(query, &b);
-      ASSERT_EQ(a, b) << "seed " << seed;
-      CompatibilityOptions options{&gen.well_known()};
-      borrowing.Compatible(query, options, &a);
-      copying_moved.Compatible(query, options, &b);
-      ASSERT_EQ(a, b) << "seed " << seed;
+    for (int q = 0; q < 100 && !HasFailure(); ++q) {
+      ExpectSameAnswers(borrowing, copying_moved, gen.RandomSet(false),
+                        gen.well_known());
     }
   }
 }
