@@ -48,7 +48,7 @@ absl::Status BuildAwsCatalog(const AwsCatalogInputs& inputs, v1::Catalog& out,
   const auto& label_keys = catalog::AwsInstanceLabelKeys();
 
   const std::vector<std::string>& zones = inputs.zones;
-  const std::string& region = inputs.region;
+  const std::string region = catalog::AwsCatalogRegion(inputs);
 
   counts = AwsCatalogStats();
   counts.rows = static_cast<int>(table->rows.size());

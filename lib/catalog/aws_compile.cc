@@ -72,6 +72,7 @@ class AwsCompiler {
         interner_(builder.interner()),
         // One more slot than the table has texts: the region.
         values_(table.texts.size() + 1),
+        region_(catalog::AwsCatalogRegion(inputs)),
         region_slot_(static_cast<int32_t>(table.texts.size())) {
     const CompiledCatalog& c = builder.catalog();
     const auto& label_keys = catalog::AwsInstanceLabelKeys();
@@ -116,7 +117,7 @@ class AwsCompiler {
 
  private:
   absl::string_view Text(int32_t slot) const {
-    return slot == region_slot_ ? absl::string_view(inputs_.region)
+    return slot == region_slot_ ? absl::string_view(region_)
                                 : absl::string_view(table_.texts[slot]);
   }
 
@@ -273,6 +274,7 @@ class AwsCompiler {
   Interner& interner_;
   // Per text slot; id kNoId until looked up.
   std::vector<LabelValue> values_;
+  const std::string region_;
   const int32_t region_slot_;
   std::vector<Column> columns_;
   std::vector<LabelValue> zones_;
@@ -297,7 +299,7 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
   if (!table.ok()) return table.status();
 
   catalog::CompiledCatalogBuilder builder(
-      inputs->region, catalog::AwsCatalogSource(*inputs),
+      catalog::AwsCatalogRegion(*inputs), catalog::AwsCatalogSource(*inputs),
       catalog::AwsWellKnownLabelKeys(), options, interner);
   AwsCompiler compiler(*inputs, *table, builder);
   AwsCatalogStats counts;

@@ -83,7 +83,6 @@ absl::StatusOr<AwsCatalogInputs> ResolveAwsCatalogInputs(
   }
   in.ephemeral_bytes = *ephemeral_bytes;
   in.zones = ZonesOf(node_class);
-  in.region = RegionOfZone(in.zones.front());
   return in;
 }
 
@@ -93,6 +92,10 @@ bool IsDefaultAwsVariant(const AwsCatalogInputs& in) {
          in.zones.size() == std::size(kDefaultZones) &&
          std::equal(in.zones.begin(), in.zones.end(),
                     std::begin(kDefaultZones));
+}
+
+std::string AwsCatalogRegion(const AwsCatalogInputs& inputs) {
+  return RegionOfZone(inputs.zones.front());
 }
 
 std::string AwsCatalogSource(const AwsCatalogInputs& inputs) {

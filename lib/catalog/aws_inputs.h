@@ -24,8 +24,6 @@ struct AwsCatalogInputs {
   int64_t ephemeral_bytes = 0;
   // Sorted, unique: the NodeClass status.subnets zones, else the defaults.
   std::vector<std::string> zones;
-  // Derived from the first zone.
-  std::string region;
 };
 
 // Errors: an unparsable or non-positive spec.ephemeralStorage.size.
@@ -35,6 +33,10 @@ absl::StatusOr<AwsCatalogInputs> ResolveAwsCatalogInputs(
 // The NodeClass-independent variants: the default zones and the flavour's
 // default ephemeral storage size.
 bool IsDefaultAwsVariant(const AwsCatalogInputs& inputs);
+
+// The region, derived from the first zone (computed when a catalog is built,
+// not for every SharedAwsCatalog lookup).
+std::string AwsCatalogRegion(const AwsCatalogInputs& inputs);
 
 // Catalog.source: where the data comes from and which rules applied.
 std::string AwsCatalogSource(const AwsCatalogInputs& inputs);
