@@ -88,12 +88,14 @@ absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
 // allocatable, offerings, index, overlays applied, unavailable offerings
 // marked, skipped overlays, errors), built straight from the embedded CSV's
 // rows (parsed and prepared once per process) without the v1::Catalog
-// message and its label maps in between: about 4x faster than building or
-// sharing the message and compiling it. Every call compiles; nothing
-// compiled is cached. Use it wherever the embedded catalog is compiled.
+// message and its label maps in between: several times faster than
+// compiling even the shared message (benchmarks/README.md, catcompile).
+// Every call compiles; nothing compiled is cached. Use it wherever the
+// embedded catalog is compiled and the v1::Catalog itself is not needed.
 //
-// Errors: those of AwsCatalog (the NodeClass's ephemeral storage size), and
-// those CompileCatalog would report on that catalog.
+// `stats`, when not null, receives AwsCatalog's counts for the same
+// NodeClass. Errors: those of AwsCatalog (the NodeClass's ephemeral storage
+// size), and those CompileCatalog would report on that catalog.
 absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
     const v1::NodeClass* node_class, const CatalogCompileOptions& options,
     Interner& interner, AwsCatalogStats* stats = nullptr);
