@@ -58,6 +58,10 @@ class Requirement {
  public:
   // Exists on key kNoId; use the factories.
   Requirement() = default;
+  // key In [value], as In(key, value) returns it, built in place (e.g. by
+  // emplace_back into a Requirements::Storage).
+  Requirement(LabelKeyId key, const LabelValue& value)
+      : key_(key), complement_(false), values_(1, value) {}
 
   // NewRequirementWithFlexibility. `values` is read for In/NotIn (duplicates
   // collapse) and values[0] for Gt/Lt/Gte/Lte (its lenient Atoi value: a
@@ -75,11 +79,7 @@ class Requirement {
   // key In [value]: what In(key, {value}) returns, without Make's sort and
   // dedup (the common case: a label).
   static Requirement In(LabelKeyId key, const LabelValue& value) {
-    Requirement r;
-    r.key_ = key;
-    r.complement_ = false;
-    r.values_.push_back(value);
-    return r;
+    return Requirement(key, value);
   }
   static Requirement NotIn(LabelKeyId key, absl::Span<const LabelValue> values);
   static Requirement Exists(LabelKeyId key);

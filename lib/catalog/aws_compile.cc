@@ -163,32 +163,30 @@ class AwsCompiler {
     }
   }
 
-  Requirement Single(LabelKeyId key, int32_t slot) const {
-    return Requirement::In(key, values_[slot]);
-  }
-
   void WriteRequirements(const AwsTypeRow& row, CompiledInstanceType& t) {
     Requirements::Storage entries;
     entries.reserve(columns_.size());
     for (const Column& column : columns_) {
       switch (column.source) {
         case Source::kName:
-          entries.push_back(Single(column.key, row.name_text));
+          entries.emplace_back(column.key, values_[row.name_text]);
           break;
         case Source::kArch:
-          entries.push_back(Single(column.key, row.arch_text));
+          entries.emplace_back(column.key, values_[row.arch_text]);
           break;
         case Source::kOs:
-          entries.push_back(Single(column.key, table_.linux_text));
+          entries.emplace_back(column.key, values_[table_.linux_text]);
           break;
         case Source::kRegion:
-          entries.push_back(Single(column.key, region_slot_));
+          entries.emplace_back(column.key, values_[region_slot_]);
           break;
         case Source::kLabel: {
           const int32_t slot = row.label_text[column.suffix];
-          entries.push_back(slot == catalog::kAbsentLabel
-                                ? Requirement::DoesNotExist(column.key)
-                                : Single(column.key, slot));
+          if (slot == catalog::kAbsentLabel) {
+            entries.push_back(Requirement::DoesNotExist(column.key));
+          } else {
+            entries.emplace_back(column.key, values_[slot]);
+          }
           break;
         }
         case Source::kWindowsBuild:

@@ -71,8 +71,9 @@ void Requirements::Add(const Requirement& r) {
 Requirements Requirements::FromSorted(Storage entries) {
   Requirements out;
   bool sorted = true;
+  const Requirement* e = entries.data();
   for (size_t i = 1; i < entries.size() && sorted; ++i) {
-    sorted = entries[i - 1].key() < entries[i].key();
+    sorted = e[i - 1].key() < e[i].key();
   }
   if (sorted) {
     out.entries_ = std::move(entries);
