@@ -185,6 +185,20 @@ class Requirements {
   using Storage = absl::InlinedVector<Requirement, 4>;
 
   Requirements() = default;
+  // A copy owns its entries, also the copy of a viewing set (below).
+  Requirements(const Requirements& other);
+  Requirements& operator=(const Requirements& other);
+  Requirements(Requirements&&) noexcept = default;
+  Requirements& operator=(Requirements&&) noexcept = default;
+
+  // A set over entries stored elsewhere, e.g. many sets in one array of an
+  // immutable container (CompiledCatalog keeps the embedded catalog's
+  // ~49,000 entries in one block, not in one allocation per instance type).
+  // `sorted` must have strictly increasing keys (else the entries are copied
+  // and Add-ed, as FromSorted does) and stay valid and unchanged as long as
+  // this set, or one moved from it, views it. Modifying the set (Add,
+  // Remove, Reserve) first copies the entries into storage of its own.
+  static Requirements Viewing(absl::Span<const Requirement> sorted);
 
   // Adds r; when the key exists already the entry becomes the intersection
   // (minValues keeps the maximum).
@@ -194,7 +208,10 @@ class Requirements {
   void Remove(LabelKeyId key);
   // Reserves room for `n` entries, so that building a large set (an instance
   // type's ~50 labels) does not regrow the storage entry by entry.
-  void Reserve(size_t n) { entries_.reserve(n); }
+  void Reserve(size_t n) {
+    Own();
+    entries_.reserve(n);
+  }
   // Bulk construction: the same result as Add-ing each entry in order, in
   // one pass when `entries` is sorted by strictly increasing key (the common
   // case: labels sorted by key id); otherwise it falls back to Add.
@@ -207,12 +224,14 @@ class Requirements {
   Requirement Get(LabelKeyId key) const;
   bool HasMinValues() const;
 
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries().size(); }
+  bool empty() const { return entries().empty(); }
   // Entries sorted by key id.
-  Storage::const_iterator begin() const { return entries_.begin(); }
-  Storage::const_iterator end() const { return entries_.end(); }
-  absl::Span<const Requirement> entries() const { return entries_; }
+  Storage::const_iterator begin() const { return entries().begin(); }
+  Storage::const_iterator end() const { return entries().end(); }
+  absl::Span<const Requirement> entries() const {
+    return view_.data() != nullptr ? view_ : absl::MakeConstSpan(entries_);
+  }
 
   // Intersects (1.5), as a boolean: every key defined on both sides
   // intersects, or both operators are in {NotIn, DoesNotExist}. Symmetric.
@@ -247,11 +266,16 @@ class Requirements {
   std::string String(const Interner& names) const;
 
   friend bool operator==(const Requirements& a, const Requirements& b) {
-    return a.entries_ == b.entries_;
+    return a.entries() == b.entries();
   }
 
  private:
+  // Copies viewed entries into entries_ (before a modification).
+  void Own();
+
   Storage entries_;
+  // The viewed entries when data() is not null (then entries_ is empty).
+  absl::Span<const Requirement> view_;
 };
 
 // ---- Conversions -----------------------------------------------------------
