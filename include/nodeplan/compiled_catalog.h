@@ -208,6 +208,9 @@ class CompiledCatalog {
   std::vector<SkippedOverlay> skipped_overlays_;
   // The offerings' label sets (a deque: the offerings point into it).
   std::deque<Requirements> offering_labels_;
+  // When a compile keeps the types' requirement entries in one block
+  // (CompileAwsCatalog), each type's requirements view their range of it.
+  std::vector<Requirement> type_requirement_entries_;
   LabelKeyId zone_key_ = kNoId;
   LabelKeyId capacity_type_key_ = kNoId;
   LabelKeyId instance_type_key_ = kNoId;

@@ -102,6 +102,9 @@ class AwsCompiler {
                   catalog::AwsEvictionEphemeralBytes(inputs.ephemeral_bytes));
   }
 
+  // Requirements per instance type: one per label key of the catalog.
+  size_t columns() const { return columns_.size(); }
+
   // Compiles `row` as instance type `i` of the catalog into `t`.
   absl::Status CompileType(const AwsTypeRow& row, int i,
                            CompiledInstanceType& t) {
@@ -163,9 +166,11 @@ class AwsCompiler {
     }
   }
 
+  // The type's requirements, appended to the catalog's block of entries
+  // (reserved for every type: it never reallocates) and viewed from there.
   void WriteRequirements(const AwsTypeRow& row, CompiledInstanceType& t) {
-    Requirements::Storage entries;
-    entries.reserve(columns_.size());
+    std::vector<Requirement>& entries = builder_.type_requirement_entries();
+    const size_t first = entries.size();
     for (const Column& column : columns_) {
       switch (column.source) {
         case Source::kName:
@@ -200,7 +205,8 @@ class AwsCompiler {
           break;
       }
     }
-    t.requirements = Requirements::FromSorted(std::move(entries));
+    t.requirements = Requirements::Viewing(
+        absl::MakeConstSpan(entries.data() + first, columns_.size()));
   }
 
   void WriteResources(const AwsTypeRow& row, CompiledInstanceType& t) {
@@ -317,6 +323,7 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
   const int n = static_cast<int>(kept.size());
   counts.instance_types = n;
   std::vector<CompiledInstanceType>& types = builder.StartTypes(n);
+  builder.type_requirement_entries().reserve(n * compiler.columns());
   for (int i = 0; i < n; ++i) {
     absl::Status s = compiler.CompileType(*kept[i], i, types[i]);
     if (!s.ok()) return s;

@@ -49,6 +49,13 @@ class CompiledCatalogBuilder {
   // Indexes type i's requirements while they are still in cache; they must
   // not change afterwards.
   void TypeCompiled(int i);
+  // One block for all the types' requirement entries, owned by the catalog,
+  // for a compile whose types view their entries
+  // (Requirements::Viewing): reserve it once, before the first type, so
+  // that it never reallocates.
+  std::vector<Requirement>& type_requirement_entries() {
+    return out_->type_requirement_entries_;
+  }
 
   // The label set of an offering with these values (zone In [zone],
   // capacity-type In [type], reservation-id In [id] when reservation.id is
