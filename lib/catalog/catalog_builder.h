@@ -50,9 +50,9 @@ class CompiledCatalogBuilder {
   // not change afterwards.
   void TypeCompiled(int i);
   // One block for all the types' requirement entries, owned by the catalog,
-  // for a compile whose types view their entries
-  // (Requirements::Viewing): reserve it once, before the first type, so
-  // that it never reallocates.
+  // that the types view (Requirements::Viewing): one allocation instead of
+  // one per type. Reserve it once, before the first type, and never let it
+  // reallocate.
   std::vector<Requirement>& type_requirement_entries() {
     return out_->type_requirement_entries_;
   }

@@ -309,22 +309,40 @@ Requirements TakePendingRequirements(CompileContext& ctx) {
     }
     ctx.tail[key] = j;
   }
-  Requirements::Storage entries;
-  entries.reserve(n);
+  // Into the catalog's block of entries, viewed from there; a type that
+  // would not fit the block's reserved room (never, given the bound
+  // CompileCatalog reserves) gets storage of its own instead, since the
+  // block must not reallocate under the views.
+  std::vector<Requirement>& block = ctx.builder.type_requirement_entries();
+  Requirements::Storage own;
+  const bool in_block = block.size() + n <= block.capacity();
+  const size_t first = block.size();
+  auto append = [&](Requirement r) {
+    if (in_block) {
+      block.push_back(std::move(r));
+    } else {
+      own.push_back(std::move(r));
+    }
+  };
+  auto last = [&]() -> Requirement& {
+    return in_block ? block.back() : own.back();
+  };
   for (size_t w = 0; w < ctx.key_bits.size(); ++w) {
     for (uint64_t bits = ctx.key_bits[w]; bits != 0; bits &= bits - 1) {
       const size_t key = w * 64 + __builtin_ctzll(bits);
       int j = ctx.head[key];
-      entries.push_back(std::move(pending[j]));
+      append(std::move(pending[j]));
       for (j = ctx.next[j]; j >= 0; j = ctx.next[j]) {
-        entries.back() = pending[j].Intersection(entries.back());
+        last() = pending[j].Intersection(last());
       }
       ctx.head[key] = -1;
     }
     ctx.key_bits[w] = 0;
   }
   pending.clear();
-  return Requirements::FromSorted(std::move(entries));
+  if (!in_block) return Requirements::FromSorted(std::move(own));
+  return Requirements::Viewing(
+      absl::MakeConstSpan(block.data() + first, block.size() - first));
 }
 
 absl::Status CompileOfferings(const v1::InstanceType& in, int i,
@@ -459,6 +477,14 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
   CompileContext ctx(builder);
   const int n = catalog.instance_types_size();
   std::vector<CompiledInstanceType>& types = builder.StartTypes(n);
+  // Room for every type's requirement entries in one block: at most one per
+  // label and per extra requirement, plus the name, zone, capacity type and
+  // reservation id.
+  size_t bound = 0;
+  for (const v1::InstanceType& t : catalog.instance_types()) {
+    bound += t.labels_size() + t.requirements_size() + 4;
+  }
+  builder.type_requirement_entries().reserve(bound);
   for (int i = 0; i < n; ++i) {
     absl::Status s =
         CompileInstanceType(catalog.instance_types(i), i, ctx, types[i]);
