@@ -123,6 +123,53 @@ void BM_CompileCatalog_Zoned(benchmark::State& state) {
 }
 BENCHMARK(BM_CompileCatalog_Zoned)->Unit(benchmark::kMillisecond);
 
+// CompileAwsCatalog: the embedded catalog compiled straight from the
+// prepared CSV rows (no v1::Catalog in between), into a fresh Interner,
+// destruction of the result included. Every call compiles; what it shares
+// across calls is the parsed CSV and its per-row label texts, prepared once
+// per process.
+void CompileAwsBenchmark(benchmark::State& state,
+                         const v1::NodeClass* node_class) {
+  size_t types = 0, offerings = 0;
+  {
+    // The first call prepares the CSV rows (once per process).
+    Interner interner;
+    const std::shared_ptr<const CompiledCatalog> compiled =
+        *CompileAwsCatalog(node_class, {}, interner);
+    types = compiled->size();
+    for (const CompiledInstanceType& t : compiled->instance_types()) {
+      offerings += t.offerings.size();
+    }
+  }
+  for (auto _ : state) {
+    Interner interner;
+    auto compiled = CompileAwsCatalog(node_class, {}, interner);
+    benchmark::DoNotOptimize(compiled);
+  }
+  state.counters["types"] = types;
+  state.counters["offerings"] = offerings;
+}
+
+// The seed NodeClass's EKS Auto Mode catalog (1,290 types).
+void BM_CompileAwsCatalog_Eks(benchmark::State& state) {
+  const v1::NodeClass node_class = SeedNodeClass();
+  CompileAwsBenchmark(state, &node_class);
+}
+BENCHMARK(BM_CompileAwsCatalog_Eks)->Unit(benchmark::kMillisecond);
+
+// The open-source provider's catalog (no NodeClass: 1,396 types).
+void BM_CompileAwsCatalog_Full(benchmark::State& state) {
+  CompileAwsBenchmark(state, nullptr);
+}
+BENCHMARK(BM_CompileAwsCatalog_Full)->Unit(benchmark::kMillisecond);
+
+// A NodeClass with zones of its own (nothing about it is cached).
+void BM_CompileAwsCatalog_Zoned(benchmark::State& state) {
+  const v1::NodeClass node_class = ZonedNodeClass();
+  CompileAwsBenchmark(state, &node_class);
+}
+BENCHMARK(BM_CompileAwsCatalog_Zoned)->Unit(benchmark::kMillisecond);
+
 void BM_SeedNodePoolQuery(benchmark::State& state) {
   const std::shared_ptr<const v1::Catalog> catalog = SharedEksCatalog();
   Interner interner;

@@ -103,10 +103,8 @@ const v1::NodeClass* FindNodeClass(const v1::ManifestSet& set,
   return nullptr;
 }
 
-// --catalog: "aws" (embedded) or a file holding one Catalog document.
-absl::StatusOr<v1::Catalog> ResolveCatalog(const std::string& ref,
-                                           const v1::NodeClass* node_class) {
-  if (ref == "aws") return AwsCatalog(node_class);
+// --catalog FILE (not "aws", the embedded catalog): one Catalog document.
+absl::StatusOr<v1::Catalog> LoadCatalogFile(const std::string& ref) {
   absl::StatusOr<v1::ManifestSet> set = Load({ref});
   if (!set.ok()) return set.status();
   if (set->catalogs_size() != 1) {
@@ -233,13 +231,20 @@ int RunCatalog(const CatalogArgs& args, std::ostream& out, std::ostream& err) {
                                               set.node_overlays().end());
   auto compile = [&](const v1::NodePool* np) {
     auto result = std::make_unique<Compiled>();
-    absl::StatusOr<v1::Catalog> catalog =
-        ResolveCatalog(args.catalog, FindNodeClass(set, np));
-    if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
     CatalogCompileOptions options;
     options.overlays = overlays;
-    absl::StatusOr<std::shared_ptr<const CompiledCatalog>> compiled =
-        CompileCatalog(*catalog, options, result->interner);
+    const v1::NodeClass* node_class = FindNodeClass(set, np);
+    absl::StatusOr<std::shared_ptr<const CompiledCatalog>> compiled;
+    if (args.catalog == "aws") {
+      // The embedded catalog compiled straight from its rows.
+      compiled = CompileAwsCatalog(node_class, options, result->interner);
+    } else {
+      absl::StatusOr<v1::Catalog> catalog = LoadCatalogFile(args.catalog);
+      if (!catalog.ok()) {
+        throw Failure{std::string(catalog.status().message())};
+      }
+      compiled = CompileCatalog(*catalog, options, result->interner);
+    }
     if (!compiled.ok()) throw Failure{std::string(compiled.status().message())};
     result->catalog = *std::move(compiled);
     return result;
@@ -352,7 +357,7 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   if (args.catalog == "aws") {
     request.set_catalog_ref("aws");
   } else {
-    absl::StatusOr<v1::Catalog> catalog = ResolveCatalog(args.catalog, nullptr);
+    absl::StatusOr<v1::Catalog> catalog = LoadCatalogFile(args.catalog);
     if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
     *request.mutable_catalog() = *std::move(catalog);
   }

@@ -2,13 +2,16 @@
 #define NODEPLAN_CATALOG_H_
 
 // Instance-type catalogs: the embedded AWS catalog (v1::Catalog built from
-// data/aws-instance-types.csv with the AWS provider's formulas). The compile
-// step (overlays, unavailable offerings, interned requirements, allocatable,
-// the compatibility index) is declared in nodeplan/compiled_catalog.h.
+// data/aws-instance-types.csv with the AWS provider's formulas), and that
+// catalog compiled directly. The compile step for any catalog (overlays,
+// unavailable offerings, interned requirements, allocatable, the
+// compatibility index) is declared in nodeplan/compiled_catalog.h.
 
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "nodeplan/compiled_catalog.h"
+#include "nodeplan/interner.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/karpenter.pb.h"
 
@@ -78,6 +81,24 @@ absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
 // 1.3x faster to build and free than AwsCatalog's heap-built message).
 absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
     const v1::NodeClass* node_class, AwsCatalogStats* stats = nullptr);
+
+// The embedded AWS catalog for `node_class`, compiled: exactly what
+// CompileCatalog(*AwsCatalog(node_class), options, interner) returns (the
+// same ids, interned in the same order, requirements, capacity, overhead,
+// allocatable, offerings, index, overlays applied, unavailable offerings
+// marked, skipped overlays, errors), built straight from the embedded CSV's
+// rows (parsed and prepared once per process) without the v1::Catalog
+// message and its label maps in between: several times faster than
+// compiling even the shared message (benchmarks/README.md, catcompile).
+// Every call compiles; nothing compiled is cached. Use it wherever the
+// embedded catalog is compiled and the v1::Catalog itself is not needed.
+//
+// `stats`, when not null, receives AwsCatalog's counts for the same
+// NodeClass. Errors: those of AwsCatalog (the NodeClass's ephemeral storage
+// size), and those CompileCatalog would report on that catalog.
+absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
+    const v1::NodeClass* node_class, const CatalogCompileOptions& options,
+    Interner& interner, AwsCatalogStats* stats = nullptr);
 
 }  // namespace nodeplan
 

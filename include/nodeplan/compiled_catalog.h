@@ -17,6 +17,7 @@
 // (pkg/controllers/nodeoverlay); see the comments at each declaration.
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
@@ -60,8 +61,10 @@ struct CompiledOffering {
   // The offering's own label set: zone In [zone], capacity-type In [type]
   // and, for reserved offerings, reservation-id In [id]. The full label set
   // of a node launched from this offering is the instance type's
-  // requirements plus these.
-  Requirements requirements;
+  // requirements plus these. Owned by the CompiledCatalog (valid as long as
+  // it is) and shared by all its offerings with the same zone, capacity type
+  // and reservation id; never null in a compiled catalog.
+  const Requirements* requirements = nullptr;
 };
 
 struct CompiledInstanceType {
@@ -117,6 +120,9 @@ struct CatalogCompileOptions {
 };
 
 class CompiledCatalog;
+namespace catalog {
+class CompiledCatalogBuilder;
+}  // namespace catalog
 
 // The requirements an offering is checked against (zone, capacity type,
 // reservation id), looked up once in NodeClaim requirements so that many
@@ -188,9 +194,8 @@ class CompiledCatalog {
   int CheapestCompatibleOffering(int type, const OfferingFilter& filter) const;
 
  private:
-  friend absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
-      const v1::Catalog& catalog, const CatalogCompileOptions& options,
-      Interner& interner);
+  // Every compile (CompileCatalog, CompileAwsCatalog) builds through it.
+  friend class catalog::CompiledCatalogBuilder;
   CompiledCatalog() = default;
 
   const Interner* names_ = nullptr;
@@ -201,6 +206,11 @@ class CompiledCatalog {
   std::string region_;
   std::string source_;
   std::vector<SkippedOverlay> skipped_overlays_;
+  // The offerings' label sets (a deque: the offerings point into it).
+  std::deque<Requirements> offering_labels_;
+  // When a compile keeps the types' requirement entries in one block
+  // (CompileAwsCatalog), each type's requirements view their range of it.
+  std::vector<Requirement> type_requirement_entries_;
   LabelKeyId zone_key_ = kNoId;
   LabelKeyId capacity_type_key_ = kNoId;
   LabelKeyId instance_type_key_ = kNoId;

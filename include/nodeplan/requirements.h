@@ -58,6 +58,10 @@ class Requirement {
  public:
   // Exists on key kNoId; use the factories.
   Requirement() = default;
+  // key In [value], as In(key, value) returns it, built in place (e.g. by
+  // emplace_back into a Requirements::Storage).
+  Requirement(LabelKeyId key, const LabelValue& value)
+      : key_(key), complement_(false), values_(1, value) {}
 
   // NewRequirementWithFlexibility. `values` is read for In/NotIn (duplicates
   // collapse) and values[0] for Gt/Lt/Gte/Lte (its lenient Atoi value: a
@@ -72,6 +76,11 @@ class Requirement {
                           absl::Span<const LabelValue> values,
                           std::optional<int32_t> min_values = std::nullopt);
   static Requirement In(LabelKeyId key, absl::Span<const LabelValue> values);
+  // key In [value]: what In(key, {value}) returns, without Make's sort and
+  // dedup (the common case: a label).
+  static Requirement In(LabelKeyId key, const LabelValue& value) {
+    return Requirement(key, value);
+  }
   static Requirement NotIn(LabelKeyId key, absl::Span<const LabelValue> values);
   static Requirement Exists(LabelKeyId key);
   static Requirement DoesNotExist(LabelKeyId key);
@@ -84,10 +93,22 @@ class Requirement {
   bool complement() const { return complement_; }
   // Sorted by id, unique.
   absl::Span<const LabelValue> values() const { return values_; }
-  const std::optional<int64_t>& gte() const { return gte_; }
-  const std::optional<int64_t>& lte() const { return lte_; }
-  const std::optional<int32_t>& min_values() const { return min_values_; }
-  void set_min_values(std::optional<int32_t> m) { min_values_ = m; }
+  std::optional<int64_t> gte() const {
+    return (flags_ & kHasGte) != 0 ? std::optional<int64_t>(gte_)
+                                   : std::nullopt;
+  }
+  std::optional<int64_t> lte() const {
+    return (flags_ & kHasLte) != 0 ? std::optional<int64_t>(lte_)
+                                   : std::nullopt;
+  }
+  std::optional<int32_t> min_values() const {
+    return (flags_ & kHasMinValues) != 0 ? std::optional<int32_t>(min_values_)
+                                         : std::nullopt;
+  }
+  void set_min_values(std::optional<int32_t> m) {
+    SetFlag(kHasMinValues, m.has_value());
+    min_values_ = m.value_or(0);
+  }
 
   // Karpenter's derived operator: complement -> NotIn if it excludes values
   // else Exists (bounded requirements report Exists); concrete -> In if it
@@ -123,12 +144,31 @@ class Requirement {
   friend bool operator==(const Requirement& a, const Requirement& b);
 
  private:
+  // Which of the optional integers are set: one byte for the three instead
+  // of a std::optional each (a catalog holds tens of thousands of
+  // requirements, so their size is its memory and much of its build time).
+  static constexpr uint8_t kHasGte = 1;
+  static constexpr uint8_t kHasLte = 2;
+  static constexpr uint8_t kHasMinValues = 4;
+  void SetFlag(uint8_t flag, bool on) {
+    flags_ = on ? (flags_ | flag) : (flags_ & ~flag);
+  }
+  void set_gte(std::optional<int64_t> v) {
+    SetFlag(kHasGte, v.has_value());
+    gte_ = v.value_or(0);
+  }
+  void set_lte(std::optional<int64_t> v) {
+    SetFlag(kHasLte, v.has_value());
+    lte_ = v.value_or(0);
+  }
+
   LabelKeyId key_ = kNoId;
+  int32_t min_values_ = 0;  // when kHasMinValues
   bool complement_ = true;
-  absl::InlinedVector<LabelValue, 2> values_;
-  std::optional<int64_t> gte_;
-  std::optional<int64_t> lte_;
-  std::optional<int32_t> min_values_;
+  uint8_t flags_ = 0;
+  absl::InlinedVector<LabelValue, 1> values_;
+  int64_t gte_ = 0;  // when kHasGte
+  int64_t lte_ = 0;  // when kHasLte
 
   friend class Requirements;
 };
@@ -145,6 +185,20 @@ class Requirements {
   using Storage = absl::InlinedVector<Requirement, 4>;
 
   Requirements() = default;
+  // A copy owns its entries, also the copy of a viewing set (below).
+  Requirements(const Requirements& other);
+  Requirements& operator=(const Requirements& other);
+  Requirements(Requirements&&) noexcept = default;
+  Requirements& operator=(Requirements&&) noexcept = default;
+
+  // A set over entries stored elsewhere, e.g. many sets in one array of an
+  // immutable container (CompiledCatalog keeps the embedded catalog's
+  // ~49,000 entries in one block, not in one allocation per instance type).
+  // `sorted` must have strictly increasing keys (else the entries are copied
+  // and Add-ed, as FromSorted does) and stay valid and unchanged as long as
+  // this set, or one moved from it, views it. Modifying the set (Add,
+  // Remove, Reserve) first copies the entries into storage of its own.
+  static Requirements Viewing(absl::Span<const Requirement> sorted);
 
   // Adds r; when the key exists already the entry becomes the intersection
   // (minValues keeps the maximum).
@@ -154,7 +208,10 @@ class Requirements {
   void Remove(LabelKeyId key);
   // Reserves room for `n` entries, so that building a large set (an instance
   // type's ~50 labels) does not regrow the storage entry by entry.
-  void Reserve(size_t n) { entries_.reserve(n); }
+  void Reserve(size_t n) {
+    Own();
+    entries_.reserve(n);
+  }
   // Bulk construction: the same result as Add-ing each entry in order, in
   // one pass when `entries` is sorted by strictly increasing key (the common
   // case: labels sorted by key id); otherwise it falls back to Add.
@@ -167,12 +224,14 @@ class Requirements {
   Requirement Get(LabelKeyId key) const;
   bool HasMinValues() const;
 
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries().size(); }
+  bool empty() const { return entries().empty(); }
   // Entries sorted by key id.
-  Storage::const_iterator begin() const { return entries_.begin(); }
-  Storage::const_iterator end() const { return entries_.end(); }
-  absl::Span<const Requirement> entries() const { return entries_; }
+  Storage::const_iterator begin() const { return entries().begin(); }
+  Storage::const_iterator end() const { return entries().end(); }
+  absl::Span<const Requirement> entries() const {
+    return view_.data() != nullptr ? view_ : absl::MakeConstSpan(entries_);
+  }
 
   // Intersects (1.5), as a boolean: every key defined on both sides
   // intersects, or both operators are in {NotIn, DoesNotExist}. Symmetric.
@@ -207,11 +266,16 @@ class Requirements {
   std::string String(const Interner& names) const;
 
   friend bool operator==(const Requirements& a, const Requirements& b) {
-    return a.entries_ == b.entries_;
+    return a.entries() == b.entries();
   }
 
  private:
+  // Copies viewed entries into entries_ (before a modification).
+  void Own();
+
   Storage entries_;
+  // The viewed entries when data() is not null (then entries_ is empty).
+  absl::Span<const Requirement> view_;
 };
 
 // ---- Conversions -----------------------------------------------------------

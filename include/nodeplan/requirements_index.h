@@ -12,8 +12,10 @@
 // concrete set contains the value or whose complement excludes it. The rare
 // shapes (concrete with several values, bounded complement, query values
 // against bounded types) fall back to evaluating those few types directly.
-// Results always equal Requirements::Intersects / IsCompatible type by type
-// (property-tested).
+// A value that only a few types hold (an instance-type name) lists them
+// instead of keeping a bitset, so that the index stays small and its build
+// fast. Results always equal Requirements::Intersects / IsCompatible type by
+// type (property-tested).
 
 #include <cstdint>
 #include <vector>
@@ -65,6 +67,8 @@ class TypeSet {
   std::vector<uint64_t> words_;
 };
 
+class RequirementsIndexBuilder;
+
 class RequirementsIndex {
  public:
   RequirementsIndex();
@@ -91,13 +95,31 @@ class RequirementsIndex {
 
  private:
   struct KeyIndex;
+  struct SlotEntry;
   // Ands into `out` the types whose requirement on the key passes
   // Intersects against q (types not defining the key pass).
   void AndIntersectingKey(const KeyIndex& k, const Requirement& q,
                           TypeSet* out) const;
 
-  // Fills keys_ from types_.
+  friend class RequirementsIndexBuilder;
+  // Build-time state: key id -> position in keys_ for small ids.
+  struct BuildState {
+    std::vector<int> dense_key;
+  };
+  // Fills keys_ and the value slots from types_.
   void Build();
+  // Indexes types_[t]; then, after the last type, FinishBuild.
+  void IndexType(BuildState& state, int t);
+  void FinishBuild();
+  int KeyPosition(BuildState& state, LabelKeyId key);
+  // The slot of (key position, value id), or -1; with `create`, a new slot
+  // of keys_[position] when absent.
+  int FindSlot(int position, LabelValueId value) const;
+  int FindOrAddSlot(int position, LabelValueId value);
+  int LookUpOrAddSlot(int position, LabelValueId value);
+  int AddSlot(int position, uint64_t packed);
+  // IndexType for a complement requirement (NotIn, Exists, bounds).
+  void IndexComplement(int position, const Requirement& r, int t);
 
   int size_ = 0;
   int words_ = 0;
@@ -108,6 +130,31 @@ class RequirementsIndex {
   std::vector<const Requirements*> types_;
   std::vector<KeyIndex> keys_;
   absl::flat_hash_map<LabelKeyId, int> key_slot_;
+  // Open addressing over (key position, value id) -> value slot of that
+  // key, for every key (a few thousand entries for a catalog: small enough
+  // to stay in cache while building, unlike a table per key).
+  std::vector<SlotEntry> value_slots_;
+  int value_slot_count_ = 0;
+};
+
+// Builds the borrowing index one type at a time, for a caller that creates
+// the label sets one by one and indexes each while it is still in cache:
+// Add(types[0]), Add(types[1]), ..., then Finish() equals
+// RequirementsIndex(types) (borrowing, same conditions on the pointers).
+class RequirementsIndexBuilder {
+ public:
+  // For `size` types.
+  explicit RequirementsIndexBuilder(int size);
+  // Borrows `type` as the next type (index = the number added before it);
+  // ignored once `size` types were added.
+  void Add(const Requirements* type);
+  // The index. Types never added are empty label sets.
+  RequirementsIndex Finish() &&;
+
+ private:
+  RequirementsIndex index_;
+  RequirementsIndex::BuildState state_;
+  int declared_ = 0;
 };
 
 }  // namespace nodeplan

@@ -136,6 +136,11 @@ ResourceVector Allocatable(const ResourceVector& capacity,
                            const ResourceVector& system_reserved,
                            const ResourceVector& eviction_threshold,
                            const Interner& names);
+// The same from the overhead already merged:
+// Merge(Merge(kube_reserved, system_reserved), eviction_threshold).
+ResourceVector Allocatable(const ResourceVector& capacity,
+                           const ResourceVector& overhead,
+                           const Interner& names);
 
 // Karpenter's resources.String: "{}" when empty, else compact JSON with
 // sorted names and Kubernetes quantity text: {"cpu":"1500m","memory":"1Gi",

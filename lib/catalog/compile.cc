@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "catalog/catalog_builder.h"
 #include "catalog/overlay.h"
 #include "catalog/text_cache.h"
 #include "nodeplan/compiled_catalog.h"
@@ -111,14 +112,6 @@ struct ParsedExtras {
   Requirements parsed;
 };
 
-// An offering's own requirements per (zone, capacity type), without a
-// reservation id: the same few pairs recur on every type.
-struct OfferingRequirements {
-  LabelValueId zone;
-  LabelValueId capacity_type;
-  Requirements requirements;
-};
-
 // A label whose key or value the interner did not know yet.
 struct MissingLabel {
   size_t index;  // into ctx.labels
@@ -130,17 +123,18 @@ struct MissingLabel {
 // compile. The memos only remember what the interner answered (ids never
 // change once interned), so they change no id and no result.
 struct CompileContext {
-  CompileContext(Interner& names, LabelKeyId zone, LabelKeyId capacity_type,
-                 LabelKeyId instance_type, LabelKeyId reservation_id)
-      : interner(names),
-        zone_key(zone),
-        capacity_type_key(capacity_type),
-        instance_type_key(instance_type),
-        reservation_id_key(reservation_id),
-        on_demand(names.InternValue(labels::kCapacityTypeOnDemand)),
-        spot(names.InternValue(labels::kCapacityTypeSpot)),
-        reserved(names.InternValue(labels::kCapacityTypeReserved)) {}
+  explicit CompileContext(catalog::CompiledCatalogBuilder& b)
+      : builder(b),
+        interner(b.interner()),
+        zone_key(b.catalog().zone_key()),
+        capacity_type_key(b.catalog().capacity_type_key()),
+        instance_type_key(b.catalog().instance_type_key()),
+        reservation_id_key(b.catalog().reservation_id_key()),
+        on_demand(b.on_demand()),
+        spot(b.spot()),
+        reserved(b.reserved()) {}
 
+  catalog::CompiledCatalogBuilder& builder;
   Interner& interner;
   LabelKeyId zone_key;
   LabelKeyId capacity_type_key;
@@ -152,7 +146,6 @@ struct CompileContext {
   catalog::TextCache<LabelValue> values{14};
   // Most recently used first.
   std::vector<ParsedExtras> extras;
-  std::vector<OfferingRequirements> offering_requirements;
   // Scratch.
   std::vector<absl::string_view> fresh;
   std::vector<std::pair<LabelKeyId, LabelValue>> labels;
@@ -316,47 +309,40 @@ Requirements TakePendingRequirements(CompileContext& ctx) {
     }
     ctx.tail[key] = j;
   }
-  Requirements::Storage entries;
-  entries.reserve(n);
+  // Into the catalog's block of entries, viewed from there; a type that
+  // would not fit the block's reserved room (never, given the bound
+  // CompileCatalog reserves) gets storage of its own instead, since the
+  // block must not reallocate under the views.
+  std::vector<Requirement>& block = ctx.builder.type_requirement_entries();
+  Requirements::Storage own;
+  const bool in_block = block.size() + n <= block.capacity();
+  const size_t first = block.size();
+  auto append = [&](Requirement r) {
+    if (in_block) {
+      block.push_back(std::move(r));
+    } else {
+      own.push_back(std::move(r));
+    }
+  };
+  auto last = [&]() -> Requirement& {
+    return in_block ? block.back() : own.back();
+  };
   for (size_t w = 0; w < ctx.key_bits.size(); ++w) {
     for (uint64_t bits = ctx.key_bits[w]; bits != 0; bits &= bits - 1) {
       const size_t key = w * 64 + __builtin_ctzll(bits);
       int j = ctx.head[key];
-      entries.push_back(std::move(pending[j]));
+      append(std::move(pending[j]));
       for (j = ctx.next[j]; j >= 0; j = ctx.next[j]) {
-        entries.back() = pending[j].Intersection(entries.back());
+        last() = pending[j].Intersection(last());
       }
       ctx.head[key] = -1;
     }
     ctx.key_bits[w] = 0;
   }
   pending.clear();
-  return Requirements::FromSorted(std::move(entries));
-}
-
-// An offering's own label set (zone, capacity type, reservation id).
-Requirements OfferingLabelRequirements(const CompiledOffering& c,
-                                       CompileContext& ctx) {
-  const bool reserved = c.reservation_id.id != kNoId;
-  if (!reserved) {
-    for (const OfferingRequirements& known : ctx.offering_requirements) {
-      if (known.zone == c.zone.id &&
-          known.capacity_type == c.capacity_type.id) {
-        return known.requirements;
-      }
-    }
-  }
-  Requirements reqs;
-  reqs.Add(Requirement::In(ctx.zone_key, absl::MakeConstSpan(&c.zone, 1)));
-  reqs.Add(Requirement::In(ctx.capacity_type_key,
-                           absl::MakeConstSpan(&c.capacity_type, 1)));
-  if (reserved) {
-    reqs.Add(Requirement::In(ctx.reservation_id_key,
-                             absl::MakeConstSpan(&c.reservation_id, 1)));
-  } else {
-    ctx.offering_requirements.push_back({c.zone.id, c.capacity_type.id, reqs});
-  }
-  return reqs;
+  if (!in_block) return Requirements::FromSorted(std::move(own));
+  return Requirements::Viewing(
+      absl::MakeConstSpan(block.data() + first, block.size() - first));
 }
 
 absl::Status CompileOfferings(const v1::InstanceType& in, int i,
@@ -416,7 +402,8 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
                                   ", ", o.capacity_type(), ")"));
       }
     }
-    c.requirements = OfferingLabelRequirements(c, ctx);
+    c.requirements =
+        ctx.builder.OfferingLabels(c.zone, c.capacity_type, c.reservation_id);
     ctx.zones.push_back(c.zone);
     ctx.capacity_types.push_back(c.capacity_type);
   }
@@ -433,8 +420,7 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
 }
 
 absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
-                                 CompileContext& ctx, CompiledInstanceType& t,
-                                 catalog::OverheadParts* parts) {
+                                 CompileContext& ctx, CompiledInstanceType& t) {
   Interner& interner = ctx.interner;
   if (in.name().empty()) {
     return absl::InvalidArgumentError(
@@ -475,11 +461,7 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   if (absl::Status s = CompileOfferings(in, i, ctx, t); !s.ok()) return s;
   t.requirements = TakePendingRequirements(ctx);
 
-  t.allocatable = Allocatable(t.capacity, *kube, *system, *eviction, interner);
-  if (parts != nullptr) {
-    *parts = catalog::OverheadParts{*std::move(kube), *std::move(system),
-                                    *std::move(eviction)};
-  }
+  t.allocatable = Allocatable(t.capacity, t.overhead, interner);
   return absl::OkStatus();
 }
 
@@ -488,93 +470,28 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
 absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
     const v1::Catalog& catalog, const CatalogCompileOptions& options,
     Interner& interner) {
-  std::shared_ptr<CompiledCatalog> out(new CompiledCatalog());
-  out->names_ = &interner;
-  out->region_ = catalog.region();
-  out->source_ = catalog.source();
-  out->zone_key_ = interner.InternKey(labels::kZone);
-  out->capacity_type_key_ = interner.InternKey(labels::kCapacityType);
-  out->instance_type_key_ = interner.InternKey(labels::kInstanceType);
-  out->reservation_id_key_ = options.reservation_id_label.empty()
-                                 ? kNoId
-                                 : interner.InternKey(labels::NormalizeLabelKey(
-                                       options.reservation_id_label));
-  std::vector<std::string> extra_well_known(catalog.well_known_labels().begin(),
+  const std::vector<std::string> well_known(catalog.well_known_labels().begin(),
                                             catalog.well_known_labels().end());
-  if (!options.reservation_id_label.empty()) {
-    extra_well_known.push_back(options.reservation_id_label);
-  }
-  out->well_known_ = std::make_unique<WellKnownLabels>(
-      interner, absl::MakeConstSpan(extra_well_known));
-
-  CompileContext ctx(interner, out->zone_key_, out->capacity_type_key_,
-                     out->instance_type_key_, out->reservation_id_key_);
-
+  catalog::CompiledCatalogBuilder builder(catalog.region(), catalog.source(),
+                                          well_known, options, interner);
+  CompileContext ctx(builder);
   const int n = catalog.instance_types_size();
-  out->types_.resize(n);
-  out->by_name_.reserve(n);
-  // Overlays recompute allocatable from the overhead parts.
-  std::vector<catalog::OverheadParts> overhead_parts;
-  if (!options.overlays.empty()) overhead_parts.resize(n);
+  std::vector<CompiledInstanceType>& types = builder.StartTypes(n);
+  // Room for every type's requirement entries in one block: at most one per
+  // label and per extra requirement, plus the name, zone, capacity type and
+  // reservation id.
+  size_t bound = 0;
+  for (const v1::InstanceType& t : catalog.instance_types()) {
+    bound += t.labels_size() + t.requirements_size() + 4;
+  }
+  builder.type_requirement_entries().reserve(bound);
   for (int i = 0; i < n; ++i) {
-    absl::Status s = CompileInstanceType(
-        catalog.instance_types(i), i, ctx, out->types_[i],
-        overhead_parts.empty() ? nullptr : &overhead_parts[i]);
+    absl::Status s =
+        CompileInstanceType(catalog.instance_types(i), i, ctx, types[i]);
     if (!s.ok()) return s;
-    out->by_name_.emplace_back(out->types_[i].name_value.id, i);
+    builder.TypeCompiled(i);
   }
-
-  std::sort(out->by_name_.begin(), out->by_name_.end());
-  for (size_t i = 1; i < out->by_name_.size(); ++i) {
-    if (out->by_name_[i].first == out->by_name_[i - 1].first) {
-      const int a =
-          std::min(out->by_name_[i].second, out->by_name_[i - 1].second);
-      const int b =
-          std::max(out->by_name_[i].second, out->by_name_[i - 1].second);
-      return absl::InvalidArgumentError(
-          absl::StrCat("catalog: instanceTypes[", b, "] (", out->types_[b].name,
-                       "): duplicates instanceTypes[", a, "]"));
-    }
-  }
-
-  // The index borrows the types' requirements: types_ is never resized
-  // again and requirements are not modified after this point (overlays only
-  // read them), and both live as long as the CompiledCatalog.
-  std::vector<const Requirements*> borrowed(n);
-  for (int i = 0; i < n; ++i) borrowed[i] = &out->types_[i].requirements;
-  out->index_ = RequirementsIndex(absl::MakeConstSpan(borrowed));
-
-  if (!options.overlays.empty()) {
-    catalog::ApplyNodeOverlays(options.overlays, *out, out->types_,
-                               overhead_parts, interner,
-                               out->skipped_overlays_);
-  }
-
-  // Unavailable offerings (ICE): mark; unknown names or zones are ignored.
-  for (const v1::UnavailableOffering& u : options.unavailable) {
-    const int type = out->Find(u.instance_type());
-    if (type < 0) continue;
-    for (CompiledOffering& o : out->types_[type].offerings) {
-      if (!u.zone().empty() && interner.ValueText(o.zone.id) != u.zone()) {
-        continue;
-      }
-      if (!u.capacity_type().empty() &&
-          interner.ValueText(o.capacity_type.id) != u.capacity_type()) {
-        continue;
-      }
-      o.available = false;
-    }
-  }
-
-  for (CompiledInstanceType& t : out->types_) {
-    for (const CompiledOffering& o : t.offerings) {
-      if (o.available && o.price < t.cheapest_available_price) {
-        t.cheapest_available_price = o.price;
-      }
-    }
-  }
-
-  return std::shared_ptr<const CompiledCatalog>(std::move(out));
+  return builder.Finish();
 }
 
 }  // namespace nodeplan

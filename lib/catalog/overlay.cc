@@ -155,7 +155,6 @@ double AdjustedPrice(double price, const PriceChange& change) {
 void ApplyNodeOverlays(absl::Span<const v1::NodeOverlay> overlays,
                        const CompiledCatalog& catalog,
                        std::vector<CompiledInstanceType>& types,
-                       absl::Span<const OverheadParts> parts,
                        Interner& interner,
                        std::vector<SkippedOverlay>& skipped) {
   // NodeOverlayList.OrderByWeight: weight descending, then name descending.
@@ -283,9 +282,7 @@ void ApplyNodeOverlays(absl::Span<const v1::NodeOverlay> overlays,
       type.capacity.SetExtended(name, *parsed[p].capacity->GetExtended(name));
     }
     type.capacity_overlaid = true;
-    type.allocatable = Allocatable(type.capacity, parts[t].kube_reserved,
-                                   parts[t].system_reserved,
-                                   parts[t].eviction_threshold, interner);
+    type.allocatable = Allocatable(type.capacity, type.overhead, interner);
   }
 }
 

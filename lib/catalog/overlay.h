@@ -16,12 +16,6 @@
 
 namespace nodeplan::catalog {
 
-struct OverheadParts {
-  ResourceVector kube_reserved;
-  ResourceVector system_reserved;
-  ResourceVector eviction_threshold;
-};
-
 // A validated price change: an absolute price, or a signed adjustment,
 // absolute or in percent.
 struct PriceChange {
@@ -37,13 +31,12 @@ absl::StatusOr<PriceChange> ParsePriceAdjustment(absl::string_view text);
 double AdjustedPrice(double price, const PriceChange& change);
 
 // Applies `overlays` to `types` (the catalog's own vector, still being
-// built), recomputing allocatable from `parts` (one per type) where capacity
+// built), recomputing allocatable from each type's overhead where capacity
 // changes. Overlays that fail validation or conflict are appended to
 // `skipped`, in weight order.
 void ApplyNodeOverlays(absl::Span<const v1::NodeOverlay> overlays,
                        const CompiledCatalog& catalog,
                        std::vector<CompiledInstanceType>& types,
-                       absl::Span<const OverheadParts> parts,
                        Interner& interner,
                        std::vector<SkippedOverlay>& skipped);
 

@@ -98,7 +98,7 @@ Requirement Requirement::Make(LabelKeyId key, SelectorOperator op,
                               std::optional<int32_t> min_values) {
   Requirement r;
   r.key_ = key;
-  r.min_values_ = min_values;
+  r.set_min_values(min_values);
   const int64_t operand = values.empty() ? 0 : values[0].int_value;
   switch (op) {
     case SelectorOperator::kIn:
@@ -118,19 +118,19 @@ Requirement Requirement::Make(LabelKeyId key, SelectorOperator op,
     case SelectorOperator::kGt:
       if (operand == kMaxInt64) return DoesNotExist(key);
       r.complement_ = true;
-      r.gte_ = operand + 1;
+      r.set_gte(operand + 1);
       break;
     case SelectorOperator::kLt:
       r.complement_ = true;
-      r.lte_ = WrapAdd(operand, -1);
+      r.set_lte(WrapAdd(operand, -1));
       break;
     case SelectorOperator::kGte:
       r.complement_ = true;
-      r.gte_ = operand;
+      r.set_gte(operand);
       break;
     case SelectorOperator::kLte:
       r.complement_ = true;
-      r.lte_ = operand;
+      r.set_lte(operand);
       break;
   }
   return r;
@@ -158,12 +158,12 @@ Requirement Requirement::DoesNotExist(LabelKeyId key) {
 }
 Requirement Requirement::Gte(LabelKeyId key, int64_t n) {
   Requirement r = Exists(key);
-  r.gte_ = n;
+  r.set_gte(n);
   return r;
 }
 Requirement Requirement::Lte(LabelKeyId key, int64_t n) {
   Requirement r = Exists(key);
-  r.lte_ = n;
+  r.set_lte(n);
   return r;
 }
 
@@ -183,12 +183,12 @@ int64_t Requirement::Len() const {
 
 bool Requirement::Has(const LabelValue& value) const {
   const bool listed = ContainsId(values_, value.id);
-  return (complement_ ? !listed : listed) && Within(value, gte_, lte_);
+  return (complement_ ? !listed : listed) && Within(value, gte(), lte());
 }
 
 bool Requirement::HasIntersection(const Requirement& other) const {
-  const std::optional<int64_t> gte = MaxOpt(gte_, other.gte_);
-  const std::optional<int64_t> lte = MinOpt(lte_, other.lte_);
+  const std::optional<int64_t> gte = MaxOpt(this->gte(), other.gte());
+  const std::optional<int64_t> lte = MinOpt(this->lte(), other.lte());
   if (gte.has_value() && lte.has_value() && *gte > *lte) return false;
   if (complement_ && other.complement_) return true;
   if (complement_ || other.complement_) {
@@ -222,9 +222,9 @@ Requirement Requirement::Intersection(const Requirement& other) const {
   Requirement r;
   r.key_ = key_;
   r.complement_ = complement_ && other.complement_;
-  std::optional<int64_t> gte = MaxOpt(gte_, other.gte_);
-  std::optional<int64_t> lte = MinOpt(lte_, other.lte_);
-  r.min_values_ = MaxOpt32(min_values_, other.min_values_);
+  std::optional<int64_t> gte = MaxOpt(this->gte(), other.gte());
+  std::optional<int64_t> lte = MinOpt(this->lte(), other.lte());
+  r.set_min_values(MaxOpt32(min_values(), other.min_values()));
   if (gte.has_value() && lte.has_value() && *gte > *lte) {
     r.complement_ = false;  // DoesNotExist, keeping the merged minValues.
     return r;
@@ -269,8 +269,8 @@ Requirement Requirement::Intersection(const Requirement& other) const {
     }
   }
   if (r.complement_) {
-    r.gte_ = gte;
-    r.lte_ = lte;
+    r.set_gte(gte);
+    r.set_lte(lte);
   }
   return r;
 }
@@ -296,12 +296,13 @@ std::string Requirement::Any(const Interner& names) const {
     case SelectorOperator::kNotIn:
     case SelectorOperator::kExists: {
       int64_t lo = 0;
-      if (gte_.has_value()) {
-        lo = *gte_;
-      } else if (lte_.has_value() && *lte_ < 0) {
-        lo = *lte_;
+      const std::optional<int64_t> gte = this->gte(), lte = this->lte();
+      if (gte.has_value()) {
+        lo = *gte;
+      } else if (lte.has_value() && *lte < 0) {
+        lo = *lte;
       }
-      const int64_t hi = lte_.value_or(kMaxInt64);
+      const int64_t hi = lte.value_or(kMaxInt64);
       // At most values_.size() + 1 candidates are needed.
       for (int64_t candidate = lo;; ++candidate) {
         bool excluded = false;
@@ -334,16 +335,18 @@ std::string Requirement::String(const Interner& names) const {
     s = absl::StrCat(names.KeyText(key_), " ", SelectorOperatorName(op), " [",
                      list, "]");
   }
-  if (gte_.has_value()) absl::StrAppend(&s, " >=", *gte_);
-  if (lte_.has_value()) absl::StrAppend(&s, " <=", *lte_);
-  if (min_values_.has_value()) absl::StrAppend(&s, " minValues ", *min_values_);
+  if (flags_ & kHasGte) absl::StrAppend(&s, " >=", gte_);
+  if (flags_ & kHasLte) absl::StrAppend(&s, " <=", lte_);
+  if (flags_ & kHasMinValues) absl::StrAppend(&s, " minValues ", min_values_);
   return s;
 }
 
 bool operator==(const Requirement& a, const Requirement& b) {
+  // The setters store 0 for an unset integer, so the fields compare as the
+  // optionals would.
   return a.key_ == b.key_ && a.complement_ == b.complement_ &&
-         a.values_ == b.values_ && a.gte_ == b.gte_ && a.lte_ == b.lte_ &&
-         a.min_values_ == b.min_values_;
+         a.flags_ == b.flags_ && a.values_ == b.values_ && a.gte_ == b.gte_ &&
+         a.lte_ == b.lte_ && a.min_values_ == b.min_values_;
 }
 
 }  // namespace nodeplan

@@ -57,7 +57,37 @@ bool HintMatches(absl::string_view candidate, absl::string_view key) {
 
 }  // namespace
 
+Requirements::Requirements(const Requirements& other)
+    : entries_(other.entries().begin(), other.entries().end()) {}
+
+Requirements& Requirements::operator=(const Requirements& other) {
+  if (this != &other) {
+    Storage copy(other.entries().begin(), other.entries().end());
+    entries_ = std::move(copy);
+    view_ = {};
+  }
+  return *this;
+}
+
+Requirements Requirements::Viewing(absl::Span<const Requirement> sorted) {
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (!(sorted[i - 1].key() < sorted[i].key())) {
+      return FromSorted(Storage(sorted.begin(), sorted.end()));
+    }
+  }
+  Requirements out;
+  out.view_ = sorted;
+  return out;
+}
+
+void Requirements::Own() {
+  if (view_.data() == nullptr) return;
+  entries_.assign(view_.begin(), view_.end());
+  view_ = {};
+}
+
 void Requirements::Add(const Requirement& r) {
+  Own();
   auto it = std::lower_bound(
       entries_.begin(), entries_.end(), r.key(),
       [](const Requirement& e, LabelKeyId k) { return e.key() < k; });
@@ -71,8 +101,9 @@ void Requirements::Add(const Requirement& r) {
 Requirements Requirements::FromSorted(Storage entries) {
   Requirements out;
   bool sorted = true;
+  const Requirement* e = entries.data();
   for (size_t i = 1; i < entries.size() && sorted; ++i) {
-    sorted = entries[i - 1].key() < entries[i].key();
+    sorted = e[i - 1].key() < e[i].key();
   }
   if (sorted) {
     out.entries_ = std::move(entries);
@@ -84,10 +115,11 @@ Requirements Requirements::FromSorted(Storage entries) {
 }
 
 void Requirements::Add(const Requirements& other) {
-  for (const Requirement& r : other.entries_) Add(r);
+  for (const Requirement& r : other.entries()) Add(r);
 }
 
 void Requirements::Remove(LabelKeyId key) {
+  Own();
   auto it = std::lower_bound(
       entries_.begin(), entries_.end(), key,
       [](const Requirement& e, LabelKeyId k) { return e.key() < k; });
@@ -95,10 +127,11 @@ void Requirements::Remove(LabelKeyId key) {
 }
 
 const Requirement* Requirements::Find(LabelKeyId key) const {
+  const absl::Span<const Requirement> all = entries();
   auto it = std::lower_bound(
-      entries_.begin(), entries_.end(), key,
+      all.begin(), all.end(), key,
       [](const Requirement& e, LabelKeyId k) { return e.key() < k; });
-  if (it != entries_.end() && it->key() == key) return &*it;
+  if (it != all.end() && it->key() == key) return &*it;
   return nullptr;
 }
 
@@ -108,7 +141,7 @@ Requirement Requirements::Get(LabelKeyId key) const {
 }
 
 bool Requirements::HasMinValues() const {
-  for (const Requirement& r : entries_) {
+  for (const Requirement& r : entries()) {
     if (r.min_values().has_value()) return true;
   }
   return false;
@@ -116,7 +149,7 @@ bool Requirements::HasMinValues() const {
 
 bool Requirements::Intersects(const Requirements& incoming) const {
   bool ok = true;
-  ForCommonKeys(entries_, incoming.entries_,
+  ForCommonKeys(entries(), incoming.entries(),
                 [&](const Requirement& e, const Requirement& i) {
                   ok = PairIntersects(e, i);
                   return ok;
@@ -127,7 +160,7 @@ bool Requirements::Intersects(const Requirements& incoming) const {
 absl::Status Requirements::IntersectsStatus(const Requirements& incoming,
                                             const Interner& names) const {
   std::vector<std::pair<absl::string_view, std::string>> errors;
-  ForCommonKeys(entries_, incoming.entries_,
+  ForCommonKeys(entries(), incoming.entries(),
                 [&](const Requirement& e, const Requirement& i) {
                   if (!PairIntersects(e, i)) {
                     absl::string_view key = names.KeyText(e.key());
@@ -146,7 +179,7 @@ absl::Status Requirements::IntersectsStatus(const Requirements& incoming,
 
 bool Requirements::IsCompatible(const Requirements& incoming,
                                 const CompatibilityOptions& options) const {
-  for (const Requirement& r : incoming.entries_) {
+  for (const Requirement& r : incoming.entries()) {
     if (options.allow_undefined != nullptr &&
         options.allow_undefined->Contains(r.key())) {
       continue;
@@ -163,7 +196,7 @@ absl::Status Requirements::Compatible(const Requirements& incoming,
   // Undefined-key stage: report the offender with the smallest key text.
   absl::string_view offender;
   bool found = false;
-  for (const Requirement& r : incoming.entries_) {
+  for (const Requirement& r : incoming.entries()) {
     if (options.allow_undefined != nullptr &&
         options.allow_undefined->Contains(r.key())) {
       continue;
@@ -185,7 +218,7 @@ absl::Status Requirements::Compatible(const Requirements& incoming,
     }
     if (hint.empty()) {
       std::vector<absl::string_view> existing;
-      for (const Requirement& r : entries_) {
+      for (const Requirement& r : entries()) {
         existing.push_back(names.KeyText(r.key()));
       }
       std::sort(existing.begin(), existing.end());
@@ -204,8 +237,8 @@ absl::Status Requirements::Compatible(const Requirements& incoming,
 
 std::string Requirements::String(const Interner& names) const {
   std::vector<std::string> parts;
-  parts.reserve(entries_.size());
-  for (const Requirement& r : entries_) {
+  parts.reserve(size());
+  for (const Requirement& r : entries()) {
     absl::string_view key = names.KeyText(r.key());
     bool restricted = false;
     for (absl::string_view k : labels::RestrictedLabels()) {

@@ -290,8 +290,14 @@ ResourceVector Allocatable(const ResourceVector& capacity,
                            const ResourceVector& system_reserved,
                            const ResourceVector& eviction_threshold,
                            const Interner& names) {
-  ResourceVector overhead =
-      Merge(Merge(kube_reserved, system_reserved), eviction_threshold);
+  return Allocatable(
+      capacity,
+      Merge(Merge(kube_reserved, system_reserved), eviction_threshold), names);
+}
+
+ResourceVector Allocatable(const ResourceVector& capacity,
+                           const ResourceVector& overhead,
+                           const Interner& names) {
   ResourceVector out = Subtract(capacity, overhead);
   for (const ResourceVector::Extended& e : capacity.extended()) {
     if (!IsHugePages(names.KeyText(e.name))) continue;

@@ -102,7 +102,7 @@ inline std::string CompiledCatalogDump(const CompiledCatalog& c,
                       absl::StrFormat("%.17g", o.price), " ",
                       o.available ? 1 : 0, o.price_overlaid ? 1 : 0,
                       o.estimated_price ? 1 : 0, "\n");
-      AppendRequirements(o.requirements, names, out);
+      AppendRequirements(*o.requirements, names, out);
     }
     absl::StrAppend(&out, c.Find(t.name), "\n");
   }
@@ -118,6 +118,21 @@ inline std::string CompiledCatalogDump(const CompiledCatalog& c,
     c.index().Compatible(q, options, &set);
     absl::StrAppend(&out, "c", i, ":", set.Count(), ":",
                     Fnv1a64(absl::StrJoin(set.ToVector(), ",")), "\n");
+  }
+  return out;
+}
+
+// CompiledCatalogDump plus what it leaves out (its digests are pinned): the
+// well-known set and the overlays not applied.
+inline std::string CompiledCatalogFullDump(const CompiledCatalog& c,
+                                           const Interner& names) {
+  std::string out = CompiledCatalogDump(c, names);
+  absl::StrAppend(
+      &out, "well-known:", absl::StrJoin(c.well_known().sorted_names(), ","),
+      "|", absl::StrJoin(c.well_known().sorted_ids(), ","), "\n");
+  for (const SkippedOverlay& s : c.skipped_overlays()) {
+    absl::StrAppend(&out, "skipped:", s.name, "|", s.reason, "|", s.message,
+                    "\n");
   }
   return out;
 }

@@ -66,6 +66,16 @@ inline constexpr Golden kGolden[] = {
     {"x8g.metal-48xl", 191450, 2901277, 737},
 };
 
+// The same counts.
+inline void ExpectSameStats(const AwsCatalogStats& got,
+                            const AwsCatalogStats& want) {
+  EXPECT_EQ(got.rows, want.rows);
+  EXPECT_EQ(got.instance_types, want.instance_types);
+  EXPECT_EQ(got.skipped_without_capacity, want.skipped_without_capacity);
+  EXPECT_EQ(got.skipped_by_eks_auto_mode, want.skipped_by_eks_auto_mode);
+  EXPECT_EQ(got.without_price, want.without_price);
+}
+
 // Compiles the embedded AWS catalog for `node_class`; fails the test on
 // error.
 inline std::shared_ptr<const CompiledCatalog> CompileAws(

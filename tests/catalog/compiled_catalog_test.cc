@@ -71,7 +71,7 @@ TEST(CompileCatalogTest, RequirementsCarryLabelsZonesAndCapacityTypes) {
   EXPECT_TRUE(first.available);
   EXPECT_FALSE(first.estimated_price);
   EXPECT_TRUE(m5.offerings[1].estimated_price);
-  EXPECT_EQ(first.requirements.String(interner),
+  EXPECT_EQ(first.requirements->String(interner),
             "karpenter.sh/capacity-type In [on-demand], "
             "topology.kubernetes.io/zone In [us-east-1a]");
   EXPECT_DOUBLE_EQ(m5.cheapest_available_price, 0.0672);  // spot estimate
@@ -386,10 +386,10 @@ TEST(CompileCatalogTest, OfferingCompatibleMatchesRequirementsAlgebra) {
     const OfferingFilter filter(c, reqs);
     for (const CompiledInstanceType& t : c.instance_types()) {
       for (const CompiledOffering& o : t.offerings) {
-        const bool want = reqs.IsCompatible(o.requirements, options);
+        const bool want = reqs.IsCompatible(*o.requirements, options);
         EXPECT_EQ(c.OfferingCompatible(o, reqs), want)
             << reqs.String(interner) << " vs "
-            << o.requirements.String(interner);
+            << o.requirements->String(interner);
         EXPECT_EQ(filter.Compatible(o), want);
         ++checked;
       }

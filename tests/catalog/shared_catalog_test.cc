@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "catalog_digest.h"
+#include "catalog_test_util.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
@@ -30,13 +31,7 @@ void ExpectSame(const v1::NodeClass* node_class) {
       SharedAwsCatalog(node_class, &shared_stats);
   ASSERT_TRUE(shared.ok()) << shared.status();
   EXPECT_EQ(DeterministicBytes(**shared), DeterministicBytes(*heap));
-  EXPECT_EQ(shared_stats.rows, heap_stats.rows);
-  EXPECT_EQ(shared_stats.instance_types, heap_stats.instance_types);
-  EXPECT_EQ(shared_stats.skipped_without_capacity,
-            heap_stats.skipped_without_capacity);
-  EXPECT_EQ(shared_stats.skipped_by_eks_auto_mode,
-            heap_stats.skipped_by_eks_auto_mode);
-  EXPECT_EQ(shared_stats.without_price, heap_stats.without_price);
+  ExpectSameStats(shared_stats, heap_stats);
   Interner a, b;
   auto from_heap = CompileCatalog(*heap, {}, a);
   auto from_shared = CompileCatalog(**shared, {}, b);

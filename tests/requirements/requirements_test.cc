@@ -388,5 +388,58 @@ TEST(RequirementsTest, FromSortedEqualsAddInOrder) {
   }
 }
 
+// A viewing set answers as an owned one; copies own their entries;
+// modifying it copies the entries first and leaves the viewed array as it
+// was; a moved set keeps viewing; unsorted entries are copied and Add-ed.
+TEST(RequirementsTest, ViewingActsAsOwnedAndNeverWritesTheView) {
+  Vocab v;
+  const std::vector<Requirement> block = {
+      v.Make("a", "In", {"1", "2"}), v.Make("b", "DoesNotExist"),
+      v.Make("c", "Gt", {"4"}), v.Make("kubernetes.io/hostname", "In", {"h"})};
+  const std::vector<Requirement> before = block;
+  const Requirements owned = Requirements::FromSorted(
+      Requirements::Storage(block.begin(), block.end()));
+  const Requirements viewing = Requirements::Viewing(block);
+  EXPECT_EQ(viewing.entries().data(), block.data());
+  EXPECT_EQ(viewing, owned);
+  EXPECT_EQ(v.Str(viewing), v.Str(owned));
+  EXPECT_EQ(viewing.size(), 4u);
+  EXPECT_EQ(viewing.Find(v.K("c")), &block[2]);
+  const Requirements query = v.Reqs({v.Make("a", "In", {"2"})});
+  EXPECT_TRUE(viewing.Intersects(query));
+  EXPECT_EQ(viewing.IsCompatible(query), owned.IsCompatible(query));
+
+  const Requirements copy = viewing;
+  EXPECT_NE(copy.entries().data(), block.data());
+  EXPECT_EQ(copy, owned);
+  Requirements assigned;
+  assigned = viewing;
+  EXPECT_NE(assigned.entries().data(), block.data());
+  EXPECT_EQ(assigned, owned);
+
+  Requirements moved = Requirements::Viewing(block);
+  Requirements target = std::move(moved);
+  EXPECT_EQ(target.entries().data(), block.data());
+
+  Requirements modified = Requirements::Viewing(block);
+  modified.Add(v.Make("a", "NotIn", {"1"}));
+  modified.Remove(v.K("b"));
+  EXPECT_NE(modified.entries().data(), block.data());
+  Requirements expected = owned;
+  expected.Add(v.Make("a", "NotIn", {"1"}));
+  expected.Remove(v.K("b"));
+  EXPECT_EQ(modified, expected);
+  EXPECT_TRUE(
+      std::equal(block.begin(), block.end(), before.begin(), before.end()));
+
+  const std::vector<Requirement> unsorted = {block[2], block[0], block[0]};
+  Requirements added;
+  for (const Requirement& r : unsorted) added.Add(r);
+  const Requirements fallback = Requirements::Viewing(unsorted);
+  EXPECT_NE(fallback.entries().data(), unsorted.data());
+  EXPECT_EQ(fallback, added);
+  EXPECT_TRUE(Requirements::Viewing({}).empty());
+}
+
 }  // namespace
 }  // namespace nodeplan
