@@ -243,7 +243,10 @@ absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
   options.overlays = overlays;
   options.unavailable = unavailable;
   nodeplan::Interner names;
-  auto compiled = CompileCatalog(*g.catalog, options, names);
+  // The embedded catalog compiles straight from its rows (CompileAwsCatalog:
+  // the same result, several times faster than from the message).
+  auto compiled = g.aws ? CompileAwsCatalog(g.node_class, options, names)
+                        : CompileCatalog(*g.catalog, options, names);
   if (!compiled.ok()) {
     if (!g.aws) return compiled.status();
     return absl::InvalidArgumentError(absl::StrCat(
