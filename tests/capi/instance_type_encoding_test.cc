@@ -6,10 +6,8 @@
 
 #include <string>
 
+#include "fixtures.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/arena.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/c_api.h"
 #include "nodeplan/schedule.h"
@@ -19,11 +17,8 @@
 namespace nodeplan {
 namespace {
 
-v1::ScheduleRequest WithEncoding(v1::ScheduleRequest request,
-                                 const std::string& encoding) {
-  request.mutable_options()->set_instance_type_encoding(encoding);
-  return request;
-}
+using testing::ExpandedOnArena;
+using testing::WithEncoding;
 
 // One call's answer: the response bytes, or the code and message.
 struct Answer {
@@ -54,23 +49,6 @@ Answer CallSchedule(const v1::ScheduleRequest& request) {
   });
 }
 
-// Parsed on an arena, expanded, serialized as the shim serializes.
-std::string Expanded(const std::string& indexed) {
-  google::protobuf::Arena arena;
-  auto* plan =
-      google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
-  if (!plan->ParseFromString(indexed)) return "unparsable";
-  if (absl::Status s = ExpandInstanceTypes(plan); !s.ok())
-    return std::string(s.message());
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  plan->SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
-}
-
 TEST(CApiInstanceTypeEncodingTest, IndexedExpandsToTheNamesBytes) {
   for (const v1::ScheduleRequest& request :
        {workload::KarpenterBenchmark(200), workload::SeedNodePoolWorkload(100),
@@ -80,14 +58,13 @@ TEST(CApiInstanceTypeEncodingTest, IndexedExpandsToTheNamesBytes) {
     ASSERT_EQ(names.code, NODEPLAN_OK) << names.error;
     ASSERT_EQ(indexed.code, NODEPLAN_OK) << indexed.error;
     EXPECT_NE(indexed.response, names.response);
-    EXPECT_EQ(Expanded(indexed.response), names.response);
+    EXPECT_EQ(ExpandedOnArena(indexed.response), names.response);
   }
 }
 
 TEST(CApiInstanceTypeEncodingTest, SnapshotIndexedExpandsToTheNamesBytes) {
-  v1::ScheduleRequest base = workload::KarpenterBenchmark(200), state;
-  *state.mutable_pods() = base.pods();
-  base.clear_pods();
+  v1::ScheduleRequest base, state;
+  testing::SplitForSnapshot(workload::KarpenterBenchmark(200), &base, &state);
   const std::string base_bytes = base.SerializeAsString();
   nodeplan_snapshot* snapshot = nullptr;
   char* error = nullptr;
@@ -109,7 +86,7 @@ TEST(CApiInstanceTypeEncodingTest, SnapshotIndexedExpandsToTheNamesBytes) {
   ASSERT_EQ(names.code, NODEPLAN_OK) << names.error;
   ASSERT_EQ(indexed.code, NODEPLAN_OK) << indexed.error;
   EXPECT_LT(indexed.response.size() * 4, names.response.size());
-  EXPECT_EQ(Expanded(indexed.response), names.response);
+  EXPECT_EQ(ExpandedOnArena(indexed.response), names.response);
   EXPECT_EQ(bad.code, NODEPLAN_INVALID_ARGUMENT);
   EXPECT_THAT(bad.error, ::testing::HasSubstr("options.instanceTypeEncoding"));
 }

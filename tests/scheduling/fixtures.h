@@ -154,6 +154,13 @@ inline void SplitForSnapshot(const v1::ScheduleRequest& full,
     (state->*clear)();
 }
 
+// `request` with options.instanceTypeEncoding set to `encoding`.
+inline v1::ScheduleRequest WithEncoding(v1::ScheduleRequest request,
+                                        const std::string& encoding) {
+  request.mutable_options()->set_instance_type_encoding(encoding);
+  return request;
+}
+
 // A serialized instanceTypeEncoding "Indexed" response expanded as a C ABI
 // caller does it: parsed on an arena, ExpandInstanceTypes there (names
 // shared with the table); its deterministic bytes, or why it failed.

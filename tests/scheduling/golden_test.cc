@@ -140,9 +140,8 @@ TEST(SchedulingGoldenTest, ArenaPathKeepsTheDigests) {
 
 // instanceTypeEncoding "Indexed", then ExpandInstanceTypes, gives the golden
 // bytes of the Names response.
-v1::ScheduleRequest Indexed(v1::ScheduleRequest request) {
-  request.mutable_options()->set_instance_type_encoding("Indexed");
-  return request;
+v1::ScheduleRequest Indexed(const v1::ScheduleRequest& request) {
+  return testing::WithEncoding(request, "Indexed");
 }
 
 // Expanded as a C ABI caller does it (fixtures.h), then digested.

@@ -22,15 +22,10 @@ namespace {
 using ::nodeplan::testing::Bytes;
 using ::nodeplan::testing::FindReq;
 using ::nodeplan::testing::MustSchedule;
+using ::nodeplan::testing::WithEncoding;
 using ::testing::HasSubstr;
 
 const std::string kInstanceType(labels::kInstanceType);
-
-v1::ScheduleRequest WithEncoding(v1::ScheduleRequest request,
-                                 const std::string& encoding) {
-  request.mutable_options()->set_instance_type_encoding(encoding);
-  return request;
-}
 
 v1::NodeSelectorRequirement* MutableInstanceTypeReq(v1::NewNodeClaim& claim) {
   for (auto& r :
