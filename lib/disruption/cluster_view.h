@@ -1,0 +1,151 @@
+#ifndef NODEPLAN_LIB_DISRUPTION_CLUSTER_VIEW_H_
+#define NODEPLAN_LIB_DISRUPTION_CLUSTER_VIEW_H_
+
+// The cluster as Karpenter's disruption controllers see it, compiled from a
+// DisruptRequest once per call: NodePools with their CRD defaults and hash,
+// the instance types the cloud provider lists for each NodePool, state nodes
+// (a Node and its NodeClaim paired as Karpenter's cluster state pairs them),
+// the pods bound to each, and the PodDisruptionBudgets.
+//
+// Pairing: a NodeClaim and a Node are one state node when
+// status.providerID equals spec.providerID (Karpenter's key); a NodeClaim
+// without a providerID pairs with the Node named by status.nodeName. A Node
+// without a NodeClaim is unmanaged; a NodeClaim without a Node is in flight.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "disruption/pdb.h"
+#include "nodeplan/compiled_catalog.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
+#include "nodeplan/requirements.h"
+#include "nodeplan/v1/disrupt.pb.h"
+
+namespace nodeplan::disruption {
+
+using StringMap = google::protobuf::Map<std::string, std::string>;
+
+enum class ConsolidationPolicy {
+  kWhenEmpty,
+  kWhenEmptyOrUnderutilized,
+  kBalanced
+};
+
+struct PoolView {
+  const v1::NodePool* proto = nullptr;
+  std::string name;
+  bool is_static = false;  // spec.replicas set
+  int64_t replicas = 0;
+  ConsolidationPolicy policy = ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+  // nullopt: "Never".
+  std::optional<absl::Duration> consolidate_after = absl::ZeroDuration();
+  // spec.disruption.budgets, defaulted to [{nodes: 10%}] when absent.
+  std::vector<v1::Budget> budgets;
+  // karpenter.sh/nodepool-hash as the hash controller computes it.
+  std::string hash;
+  // The NodePool's own karpenter.sh/nodepool-hash-version annotation.
+  std::string hash_version_annotation;
+  bool has_hash_version_annotation = false;
+  // spec.template.spec.requirements (keys normalized, minValues kept).
+  Requirements requirements;
+  // The instance types the provider lists for this NodePool (its
+  // NodeClass's catalog); never null.
+  const CompiledCatalog* catalog = nullptr;
+  // spec.limits.nodes, when set.
+  std::optional<int64_t> node_limit;
+};
+
+struct PodView {
+  const v1::Pod* pod = nullptr;
+  std::string key;  // "namespace/name"
+  LabelSet labels;
+  int node = -1;  // the state node it is bound to, -1 when none
+};
+
+struct NodeView {
+  const v1::Node* node = nullptr;
+  const v1::NodeClaim* claim = nullptr;
+  // The Node's name, else the NodeClaim's.
+  std::string name;
+  // Labels and annotations as StateNode.Labels()/Annotations() choose them:
+  // the NodeClaim's until the Node is registered, the Node's afterwards.
+  const StringMap* labels = nullptr;
+  const StringMap* annotations = nullptr;
+  // NodePool by the karpenter.sh/nodepool label; -1 when absent or unknown.
+  int pool = -1;
+  std::string pool_label;
+  bool has_pool_label = false;
+  bool managed = false;      // has a NodeClaim
+  bool initialized = false;  // karpenter.sh/initialized=true on the Node
+  bool registered = false;   // karpenter.sh/registered=true on the Node
+  bool ready = false;        // Node condition Ready=True
+  // NodeClaim deleting or InstanceTerminating, or (no NodeClaim) the Node
+  // deleting: StateNode.Deleted().
+  bool deleted = false;
+  // Deleted, or named in markedForDeletion.
+  bool marked_for_deletion = false;
+  bool instance_terminating = false;
+  bool nominated = false;
+  // Index of its instance type in the NodePool's catalog, -1 when unknown.
+  int instance_type = -1;
+  std::string instance_type_name, zone, capacity_type;
+  bool has_zone = false, has_capacity_type = false;
+  // Its offering's price (zone and capacity type; availability ignored).
+  double price = 0;
+  // Pods bound to the Node (spec.nodeName), in input order.
+  std::vector<int> pods;
+};
+
+class ClusterView {
+ public:
+  static absl::StatusOr<std::unique_ptr<ClusterView>> Build(
+      const v1::DisruptRequest& request);
+
+  const v1::DisruptRequest& request() const { return *request_; }
+  absl::Time now() const { return now_; }
+  Interner& interner() { return interner_; }
+  const Interner& interner() const { return interner_; }
+  const std::vector<PoolView>& pools() const { return pools_; }
+  const std::vector<NodeView>& nodes() const { return nodes_; }
+  const std::vector<PodView>& pods() const { return pods_; }
+  const PdbLimits& pdbs() const { return pdbs_; }
+  // Index of the NodePool named `name`, -1 when none.
+  int PoolIndex(absl::string_view name) const;
+  // Index of the state node named `name` (Node name, else NodeClaim name).
+  int NodeIndex(absl::string_view name) const;
+  const WellKnownLabels& well_known() const { return *well_known_; }
+
+ private:
+  ClusterView() = default;
+  absl::Status BuildPools();
+  absl::Status BuildNodes();
+  absl::Status BuildPods();
+
+  const v1::DisruptRequest* request_ = nullptr;
+  absl::Time now_;
+  Interner interner_;
+  std::unique_ptr<WellKnownLabels> well_known_;
+  // One compiled catalog per NodeClass (or one for an explicit catalog).
+  std::vector<std::shared_ptr<const CompiledCatalog>> catalogs_;
+  std::vector<PoolView> pools_;
+  std::vector<NodeView> nodes_;
+  std::vector<PodView> pods_;
+  PdbLimits pdbs_;
+  absl::flat_hash_map<std::string, int> pool_index_, node_index_;
+};
+
+// Condition `type` of a NodeClaim, nullptr when absent.
+const v1::Condition* FindCondition(const v1::NodeClaim& claim,
+                                   absl::string_view type);
+bool ConditionTrue(const v1::NodeClaim& claim, absl::string_view type);
+
+}  // namespace nodeplan::disruption
+
+#endif  // NODEPLAN_LIB_DISRUPTION_CLUSTER_VIEW_H_

@@ -1,0 +1,171 @@
+#include "disruption/drain.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "disruption/candidates.h"
+#include "disruption/clock.h"
+#include "disruption/pod_rules.h"
+#include "nodeplan/quantity.h"
+
+namespace nodeplan::disruption {
+namespace {
+
+constexpr absl::string_view kTerminationTimestamp =
+    "karpenter.sh/nodeclaim-termination-timestamp";
+
+// The kubelet's default terminationGracePeriodSeconds.
+constexpr int64_t kDefaultPodGracePeriod = 30;
+
+bool IsCritical(const v1::Pod& pod) {
+  return pod.spec().priority_class_name() == "system-cluster-critical" ||
+         pod.spec().priority_class_name() == "system-node-critical";
+}
+
+// Tier 0-3 as groupPodsByPriority orders them.
+int Tier(const v1::Pod& pod) {
+  return (IsCritical(pod) ? 2 : 0) + (IsOwnedByDaemonSet(pod) ? 1 : 0);
+}
+
+std::optional<absl::Time> Parse(absl::string_view text) {
+  if (text.empty()) return std::nullopt;
+  absl::StatusOr<absl::Time> t = ParseTimestamp(text, "");
+  if (!t.ok()) return std::nullopt;
+  return *t;
+}
+
+}  // namespace
+
+DrainResult ComputeDrains(const ClusterView& view) {
+  DrainResult result;
+  const absl::Time now = view.now();
+  for (size_t i = 0; i < view.nodes().size(); ++i) {
+    const NodeView& n = view.nodes()[i];
+    if (n.node == nullptr || n.node->metadata().deletion_timestamp().empty()) {
+      continue;
+    }
+    if (!n.managed && !n.has_pool_label) continue;
+    v1::Drain d;
+    d.set_node(n.name);
+    // The termination time: the NodeClaim's annotation, or (the lifecycle
+    // controller writes it on deletion) deletionTimestamp +
+    // terminationGracePeriod.
+    std::optional<absl::Time> termination;
+    if (n.claim != nullptr) {
+      d.set_node_claim(n.claim->metadata().name());
+      auto it = n.claim->metadata().annotations().find(
+          std::string(kTerminationTimestamp));
+      if (it != n.claim->metadata().annotations().end()) {
+        termination = Parse(it->second);
+        d.set_termination_timestamp(it->second);
+      } else if (!n.claim->spec().termination_grace_period().empty()) {
+        absl::StatusOr<int64_t> tgp =
+            ParseDuration(n.claim->spec().termination_grace_period());
+        if (tgp.ok() && *tgp != kNeverDuration) {
+          std::optional<absl::Time> deleted =
+              Parse(n.claim->metadata().deletion_timestamp());
+          termination = deleted.value_or(now) + absl::Nanoseconds(*tgp);
+          d.set_termination_timestamp(FormatTimestamp(*termination));
+          v1::AnnotationWrite w;
+          w.set_kind("NodeClaim");
+          w.set_name(n.claim->metadata().name());
+          w.set_key(std::string(kTerminationTimestamp));
+          w.set_value(d.termination_timestamp());
+          result.annotations.push_back(std::move(w));
+        }
+      }
+    }
+    // IsWaitingEviction: not terminal, not tolerating the disrupted taint,
+    // not stuck terminating (over a minute past its deletion), not mirror.
+    std::vector<int> waiting;
+    for (int p : SortedPods(view, static_cast<int>(i))) {
+      const v1::Pod& pod = *view.pods()[p].pod;
+      if (IsTerminal(pod) || ToleratesDisruptedTaint(pod) ||
+          IsOwnedByNode(pod)) {
+        continue;
+      }
+      if (IsTerminating(pod)) {
+        std::optional<absl::Time> del =
+            Parse(pod.metadata().deletion_timestamp());
+        if (del.has_value() && now - *del > absl::Minutes(1)) continue;
+      }
+      waiting.push_back(p);
+    }
+    std::vector<char> forced(view.pods().size(), 0);
+    for (int p : waiting) {
+      const v1::Pod& pod = *view.pods()[p].pod;
+      if (!termination.has_value()) continue;
+      bool eligible = !IsTerminating(pod);
+      if (!eligible) {
+        std::optional<absl::Time> del =
+            Parse(pod.metadata().deletion_timestamp());
+        eligible = del.has_value() && *del > *termination;
+      }
+      if (!eligible) continue;
+      const int64_t pod_grace =
+          pod.spec().has_termination_grace_period_seconds()
+              ? pod.spec().termination_grace_period_seconds()
+              : kDefaultPodGracePeriod;
+      const absl::Time delete_at = *termination - absl::Seconds(pod_grace);
+      if (now > delete_at) {
+        const int64_t left = static_cast<int64_t>(
+            absl::ToDoubleSeconds(*termination - now));  // truncates
+        v1::ForceDelete* f = d.add_force_delete();
+        f->set_pod(view.pods()[p].key);
+        f->set_grace_period_seconds(std::max<int64_t>(left, 1));
+        forced[p] = 1;
+      } else if (!result.next_deadline.has_value() ||
+                 delete_at < *result.next_deadline) {
+        result.next_deadline = delete_at;
+      }
+    }
+    // The first non-empty tier is evicted; later tiers wait.
+    int tier = 4;
+    for (int p : waiting) tier = std::min(tier, Tier(*view.pods()[p].pod));
+    EvictionBudget budget(view.pdbs());
+    for (int p : waiting) {
+      const v1::Pod& pod = *view.pods()[p].pod;
+      const std::string& key = view.pods()[p].key;
+      if (forced[p]) continue;
+      auto wait = [&](std::string why) {
+        v1::WaitingPod* w = d.add_waiting_on();
+        w->set_pod(key);
+        w->set_reason(std::move(why));
+      };
+      if (Tier(pod) != tier) {
+        wait(absl::StrCat("evicted after the pods of an earlier tier (",
+                          tier == 0   ? "non-critical pods"
+                          : tier == 1 ? "non-critical DaemonSet pods"
+                          : tier == 2 ? "critical pods"
+                                      : "critical DaemonSet pods",
+                          ") are gone"));
+        continue;
+      }
+      if (IsTerminating(pod)) {
+        wait("terminating");
+        continue;
+      }
+      if (IsDoNotDisruptActive(pod, now)) {
+        wait("pod has \"karpenter.sh/do-not-disrupt\" annotation");
+        continue;
+      }
+      std::string refused = budget.Admit(pod, view.pods()[p].labels);
+      if (!refused.empty()) {
+        wait(absl::StrCat(
+            "evicting pod violates a PDB (PodDisruptionBudget=", refused, ")"));
+        continue;
+      }
+      d.add_evict(key);
+    }
+    d.set_node_removed(waiting.empty());
+    result.drains.push_back(std::move(d));
+  }
+  std::sort(result.drains.begin(), result.drains.end(),
+            [](const v1::Drain& a, const v1::Drain& b) {
+              return a.node() < b.node();
+            });
+  return result;
+}
+
+}  // namespace nodeplan::disruption

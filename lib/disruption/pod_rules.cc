@@ -1,0 +1,153 @@
+#include "disruption/pod_rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "disruption/clock.h"
+#include "nodeplan/quantity.h"
+#include "nodeplan/taints.h"
+
+namespace nodeplan::disruption {
+namespace {
+
+constexpr absl::string_view kDoNotDisrupt = "karpenter.sh/do-not-disrupt";
+constexpr absl::string_view kPodDeletionCost =
+    "controller.kubernetes.io/pod-deletion-cost";
+
+bool OwnedBy(const v1::Pod& pod, absl::string_view api_version,
+             absl::string_view kind) {
+  for (const v1::OwnerReference& o : pod.metadata().owner_references()) {
+    if (o.api_version() == api_version && o.kind() == kind) return true;
+  }
+  return false;
+}
+
+// The annotation as a positive duration, or why not.
+absl::StatusOr<absl::Duration> DoNotDisruptDuration(absl::string_view value) {
+  absl::StatusOr<int64_t> nanos = ParseDuration(value);
+  if (!nanos.ok() || *nanos == kNeverDuration) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "failed to parse \"", value, "\" as a duration: ",
+        nanos.ok() ? absl::StrCat("time: invalid duration \"", value, "\"")
+                   : std::string(nanos.status().message())));
+  }
+  if (*nanos <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("duration \"", value, "\" must be positive"));
+  }
+  return absl::Nanoseconds(*nanos);
+}
+
+}  // namespace
+
+bool IsTerminal(const v1::Pod& pod) {
+  return pod.status().phase() == "Succeeded" ||
+         pod.status().phase() == "Failed";
+}
+bool IsTerminating(const v1::Pod& pod) {
+  return !pod.metadata().deletion_timestamp().empty();
+}
+bool IsActive(const v1::Pod& pod) {
+  return !IsTerminal(pod) && !IsTerminating(pod);
+}
+bool IsOwnedByDaemonSet(const v1::Pod& pod) {
+  return OwnedBy(pod, "apps/v1", "DaemonSet");
+}
+bool IsOwnedByStatefulSet(const v1::Pod& pod) {
+  return OwnedBy(pod, "apps/v1", "StatefulSet");
+}
+bool IsOwnedByNode(const v1::Pod& pod) { return OwnedBy(pod, "v1", "Node"); }
+bool IsPending(const v1::Pod& pod) { return pod.status().phase() == "Pending"; }
+
+bool IsProvisionable(const v1::Pod& pod) {
+  bool failed_to_schedule = false;
+  for (const v1::PodCondition& c : pod.status().conditions()) {
+    if (c.type() == "PodScheduled" && c.reason() == "Unschedulable") {
+      failed_to_schedule = true;
+    }
+  }
+  return failed_to_schedule && pod.spec().node_name().empty() &&
+         pod.status().nominated_node_name().empty() &&
+         !IsOwnedByDaemonSet(pod) && !IsOwnedByNode(pod);
+}
+
+bool IsReschedulable(const v1::Pod& pod) {
+  return (IsActive(pod) || (IsOwnedByStatefulSet(pod) && IsTerminating(pod))) &&
+         !IsOwnedByDaemonSet(pod) && !IsOwnedByNode(pod);
+}
+
+bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
+  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  if (it == pod.metadata().annotations().end()) return false;
+  if (it->second == "true") return true;
+  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
+  if (!d.ok()) return false;
+  if (pod.status().start_time().empty()) return true;
+  absl::StatusOr<absl::Time> start =
+      ParseTimestamp(pod.status().start_time(), "status.startTime");
+  if (!start.ok()) return true;  // unreadable start time: fail safe
+  return now - *start < *d;
+}
+
+std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
+  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  if (it == pod.metadata().annotations().end() || it->second == "true") {
+    return std::nullopt;
+  }
+  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
+  if (!d.ok() || pod.status().start_time().empty()) return std::nullopt;
+  absl::StatusOr<absl::Time> start =
+      ParseTimestamp(pod.status().start_time(), "status.startTime");
+  if (!start.ok()) return std::nullopt;
+  return *start + *d;
+}
+
+std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod) {
+  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  if (it == pod.metadata().annotations().end() || it->second == "true") {
+    return std::nullopt;
+  }
+  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
+  if (d.ok()) return std::nullopt;
+  return std::string(d.status().message());
+}
+
+bool IsDisruptable(const v1::Pod& pod, absl::Time now) {
+  return !IsActive(pod) || !IsDoNotDisruptActive(pod, now);
+}
+
+bool ToleratesDisruptedTaint(const v1::Pod& pod) {
+  static const TaintList* kDisruptedTaint = [] {
+    auto* list = new TaintList();
+    v1::Taint* t = list->Add();
+    t->set_key(std::string(taints::kDisrupted));
+    t->set_effect(std::string(taints::kNoSchedule));
+    return list;
+  }();
+  return Tolerates(*kDisruptedTaint, pod.spec().tolerations());
+}
+
+bool IsEvictable(const v1::Pod& pod, absl::Time now) {
+  return IsActive(pod) && !ToleratesDisruptedTaint(pod) &&
+         !IsOwnedByNode(pod) && !IsDoNotDisruptActive(pod, now);
+}
+
+double EvictionCost(const v1::Pod& pod) {
+  double cost = 1.0;
+  auto it = pod.metadata().annotations().find(std::string(kPodDeletionCost));
+  double deletion_cost = 0;
+  if (it != pod.metadata().annotations().end() &&
+      absl::SimpleAtod(it->second, &deletion_cost)) {
+    cost += deletion_cost / std::pow(2.0, 27.0);
+  }
+  if (pod.spec().has_priority()) {
+    cost += static_cast<double>(pod.spec().priority()) / std::pow(2.0, 25.0);
+  }
+  if (cost < -10.0) return -10.0;
+  if (cost > 10.0) return 10.0;
+  return cost;
+}
+
+}  // namespace nodeplan::disruption

@@ -1,0 +1,186 @@
+#include "disruption/request_simulator.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "disruption/pod_rules.h"
+#include "nodeplan/schedule.h"
+
+namespace nodeplan::disruption {
+
+bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
+  const PodView& p = view.pods()[pod];
+  return IsReschedulable(*p.pod) && IsDisruptable(*p.pod, view.now()) &&
+         !view.pdbs().FullyBlocked(*p.pod, p.labels, view.now());
+}
+
+std::string SchedulingErrors(
+    const std::vector<std::pair<std::string, std::string>>& errors) {
+  if (errors.empty()) return "No Pod Scheduling Errors";
+  std::vector<std::pair<std::string, std::string>> sorted = errors;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out = "not all pods would schedule, ";
+  int n = 0;
+  for (const auto& [pod, why] : sorted) {
+    absl::StrAppend(&out, pod, " => ", why, " ");
+    if (++n >= 5) {
+      absl::StrAppend(&out, " and ", sorted.size() - 5, " other(s)");
+      break;
+    }
+  }
+  return out;
+}
+
+RequestSimulator::RequestSimulator(ClusterView& view,
+                                   const ConditionsResult& conditions)
+    : view_(view), conditions_(conditions) {
+  const v1::DisruptRequest& r = view.request();
+  *base_.mutable_node_pools() = r.node_pools();
+  *base_.mutable_node_classes() = r.node_classes();
+  if (r.has_catalog()) *base_.mutable_catalog() = r.catalog();
+  base_.set_catalog_ref(r.catalog_ref());
+  *base_.mutable_node_overlays() = r.node_overlays();
+  *base_.mutable_daemon_sets() = r.daemon_sets();
+  *base_.mutable_persistent_volume_claims() = r.persistent_volume_claims();
+  *base_.mutable_persistent_volumes() = r.persistent_volumes();
+  *base_.mutable_storage_classes() = r.storage_classes();
+  *base_.mutable_unavailable_offerings() = r.unavailable_offerings();
+  *base_.mutable_deployments() = r.deployments();
+  *base_.mutable_namespaces() = r.namespaces();
+  v1::ScheduleOptions* o = base_.mutable_options();
+  o->set_preference_policy(r.options().preference_policy());
+  o->set_min_values_policy(r.options().min_values_policy());
+  o->set_max_instance_types(r.options().max_instance_types());
+  if (r.options().has_reserved_capacity()) {
+    o->set_reserved_capacity(r.options().reserved_capacity());
+  }
+  o->set_spread_bookkeeping(r.options().spread_bookkeeping());
+}
+
+absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
+    absl::Span<const int> candidates, bool consolidation) {
+  (void)consolidation;  // the destination gate needs the compiled cluster
+  (void)conditions_;
+  const std::vector<NodeView>& nodes = view_.nodes();
+  std::vector<char> removed(nodes.size(), 0);
+  for (int c : candidates) removed[c] = 1;
+  v1::ScheduleRequest req = base_;
+  // Existing capacity: active state nodes minus the candidates.
+  std::vector<char> existing(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeView& n = nodes[i];
+    if (removed[i] || n.marked_for_deletion) continue;
+    existing[i] = 1;
+    if (n.node != nullptr) *req.add_nodes() = *n.node;
+    if (n.claim != nullptr) {
+      v1::NodeClaim* nc = req.add_node_claims();
+      *nc = *n.claim;
+      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
+      if (n.node != nullptr) {
+        nc->mutable_status()->set_node_name(n.node->metadata().name());
+      } else {
+        nc->mutable_status()->clear_node_name();
+      }
+    }
+  }
+  absl::flat_hash_map<std::string, Origin> origin;
+  for (size_t p = 0; p < view_.pods().size(); ++p) {
+    const PodView& pv = view_.pods()[p];
+    const v1::Pod& pod = *pv.pod;
+    if (pod.spec().node_name().empty()) {
+      if (!IsProvisionable(pod)) continue;
+      *req.add_pods() = pod;
+      origin[pv.key] = Origin::kPending;
+      continue;
+    }
+    if (pv.node < 0 || existing[pv.node]) {
+      *req.add_pods() = pod;
+      continue;
+    }
+    const bool from_candidate = removed[pv.node] != 0;
+    const bool from_deleting = nodes[pv.node].marked_for_deletion;
+    if (!from_candidate && !from_deleting) continue;
+    if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
+    v1::Pod* copy = req.add_pods();
+    *copy = pod;
+    copy->mutable_spec()->clear_node_name();
+    copy->mutable_metadata()->clear_deletion_timestamp();
+    copy->mutable_status()->set_phase("Pending");
+    origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
+  }
+  for (const v1::Deployment& d : req.deployments()) {
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    const std::string ns = d.metadata().namespace_().empty()
+                               ? "default"
+                               : d.metadata().namespace_();
+    for (int i = 0; i < replicas; ++i) {
+      origin[absl::StrCat(ns, "/", d.metadata().name(), "-", i)] =
+          Origin::kPending;
+    }
+  }
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(req);
+  if (!resp.ok()) return resp.status();
+
+  auto origin_of = [&](const std::string& key) {
+    auto it = origin.find(key);
+    return it == origin.end() ? Origin::kPending : it->second;
+  };
+  std::vector<std::pair<std::string, std::string>> errors;
+  for (const v1::UnschedulablePod& u : resp->unschedulable()) {
+    if (origin_of(u.pod()) == Origin::kPending) continue;
+    errors.emplace_back(u.pod(), u.reason());
+  }
+  SimulationResult out;
+  for (const v1::ExistingNodePlacement& e : resp->existing_nodes()) {
+    v1::ExistingNodePlacement moved;
+    moved.set_name(e.name());
+    moved.set_kind(e.kind());
+    for (const std::string& pod : e.pods()) {
+      if (origin_of(pod) != Origin::kPending) moved.add_pods(pod);
+    }
+    if (moved.pods_size() > 0) out.existing.push_back(std::move(moved));
+    const int i = view_.NodeIndex(e.name());
+    const bool initialized =
+        i >= 0 && nodes[i].node != nullptr && nodes[i].initialized;
+    if (initialized) continue;
+    std::string where;
+    if (i >= 0 && nodes[i].claim != nullptr) {
+      where = absl::StrCat("nodeclaim/", nodes[i].claim->metadata().name());
+    }
+    if (i >= 0 && nodes[i].node != nullptr) {
+      absl::StrAppend(&where, where.empty() ? "" : ", ", "node/",
+                      nodes[i].node->metadata().name());
+    }
+    for (const std::string& pod : e.pods()) {
+      if (origin_of(pod) == Origin::kDeleting) continue;
+      errors.emplace_back(
+          pod, absl::StrCat("would schedule against uninitialized ", where));
+      // A pending pod's error is ignored, as for unschedulable ones.
+      if (origin_of(pod) == Origin::kPending) errors.pop_back();
+    }
+  }
+  out.all_non_pending_scheduled = errors.empty();
+  out.errors = SchedulingErrors(errors);
+  for (const v1::NewNodeClaim& c : resp->new_node_claims()) {
+    SimulatedNodeClaim s;
+    s.claim = c;
+    s.pool = view_.PoolIndex(c.node_pool());
+    if (s.pool >= 0) {
+      const CompiledCatalog& cat = *view_.pools()[s.pool].catalog;
+      for (const std::string& name : c.instance_types()) {
+        const int t = cat.Find(name);
+        if (t >= 0) s.options.push_back(t);
+      }
+    }
+    absl::StatusOr<Requirements> reqs = RequirementsFromNodeSelector(
+        c.node_claim().spec().requirements(), view_.interner(), true,
+        "replacement.spec.requirements");
+    if (!reqs.ok()) return reqs.status();
+    s.requirements = *std::move(reqs);
+    out.new_claims.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace nodeplan::disruption

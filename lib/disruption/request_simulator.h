@@ -1,0 +1,45 @@
+#ifndef NODEPLAN_LIB_DISRUPTION_REQUEST_SIMULATOR_H_
+#define NODEPLAN_LIB_DISRUPTION_REQUEST_SIMULATOR_H_
+
+// A Simulator that states each simulation as a ScheduleRequest (the cluster
+// without the candidates, their reschedulable pods pending) and runs the
+// public scheduler on it. Simple and independent of the scheduler's
+// internals: the reference the compiled-cluster simulator is checked
+// against.
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "disruption/cluster_view.h"
+#include "disruption/conditions.h"
+#include "disruption/simulator.h"
+
+namespace nodeplan::disruption {
+
+class RequestSimulator : public Simulator {
+ public:
+  RequestSimulator(ClusterView& view, const ConditionsResult& conditions);
+  absl::StatusOr<SimulationResult> Simulate(absl::Span<const int> candidates,
+                                            bool consolidation) override;
+
+ private:
+  enum class Origin { kBound, kPending, kCandidate, kDeleting };
+  ClusterView& view_;
+  const ConditionsResult& conditions_;
+  v1::ScheduleRequest base_;
+};
+
+// Karpenter's IsCurrentlyReschedulable: reschedulable, disruptable and not
+// held by a fully blocking PDB.
+bool IsCurrentlyReschedulable(const ClusterView& view, int pod);
+
+// "not all pods would schedule, ns/a => why ns/b => why " with at most five
+// pods then " and N other(s)" (Karpenter's NonPendingPodSchedulingErrors;
+// pods sorted by key here).
+std::string SchedulingErrors(
+    const std::vector<std::pair<std::string, std::string>>& errors);
+
+}  // namespace nodeplan::disruption
+
+#endif  // NODEPLAN_LIB_DISRUPTION_REQUEST_SIMULATOR_H_
