@@ -72,6 +72,7 @@
 #include <string>
 #include <vector>
 
+#include "nodeplan/v1/disrupt.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
 
 namespace nodeplan {
@@ -86,6 +87,31 @@ struct Violation {
 // pods). Empty means the plan obeys every rule above.
 std::vector<Violation> Verify(const v1::ScheduleRequest& request,
                               const v1::ScheduleResponse& response);
+
+// An independent check of a disruption decision. Rules:
+//   command       one method per pass; reason and decision match the method
+//                 (emptiness deletes; consolidation launches at most one
+//                 NodeClaim).
+//   candidate     every candidate is a managed, initialized Node that is not
+//                 being deleted, nominated or annotated do-not-disrupt=true;
+//                 for emptiness and consolidation (and for drift without a
+//                 terminationGracePeriod) none of its running pods carries
+//                 do-not-disrupt=true or is held by a PDB (several PDBs, or
+//                 one with disruptionsAllowed 0).
+//   budget        per NodePool and reason the commands take no more nodes
+//                 than the response's budget allows, nor than the NodePool's
+//                 unscheduled budgets allow when recomputed here.
+//   savings       a consolidation's every replacement option may launch
+//                 (dearest allowed offering) below the candidates' summed
+//                 price.
+//   emptiness     an emptiness candidate runs no pod that must move.
+//   rescheduling  every pod of a consolidated node that must move has a
+//                 place (a replacement or an existing node that stays), and
+//                 those placements pass Verify() (resources, selectors,
+//                 taints, topology, ports, limits) on the cluster without
+//                 the candidates.
+std::vector<Violation> VerifyDisruption(const v1::DisruptRequest& request,
+                                        const v1::DisruptResponse& response);
 
 // "rule: subject: message".
 std::string FormatViolation(const Violation& violation);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nodeplan/v1/catalog.pb.h"
+#include "nodeplan/v1/disrupt.pb.h"
 #include "nodeplan/v1/k8s.pb.h"
 #include "nodeplan/v1/karpenter.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -125,6 +126,33 @@ v1::NodePool WorkshopNodePool();
 // jobs pinned to a zone, some asking for arm64 or a GPU, which the seed
 // NodePool cannot serve) with catalog_ref "aws" and no explicit catalog.
 v1::ScheduleRequest SeedNodePoolWorkload(int pods, uint64_t seed = 7);
+
+// --- Disruption ---
+
+// The seed NodePool (WorkshopNodePool with consolidationPolicy
+// WhenEmptyOrUnderutilized, consolidateAfter 30s, budgets [{nodes: 10%}],
+// expireAfter 336h) on the embedded AWS catalog: `nodes` m5.2xlarge Nodes
+// with their NodeClaims (on-demand, zones us-east-1a/b/c in turn, launched a
+// day before `now` = 2026-12-02T10:00:00Z, hash annotations current), each
+// with `pods_per_node` running ReplicaSet pods of 200m CPU and 768Mi; about
+// `underutilized_percent` of the nodes carry pods of 20m and 64Mi instead.
+v1::DisruptRequest ScaleDisruptionCluster(int nodes, int pods_per_node,
+                                          int underutilized_percent,
+                                          uint64_t seed = 11);
+
+// A small cluster mixing every disruption rule: one to three NodePools
+// (consolidation policies, consolidateAfter incl. Never, budgets with counts,
+// percentages, cron windows and reasons, expireAfter, terminationGracePeriod,
+// weights, capacity-type, zone and family requirements, hash annotations),
+// one to eight Nodes with NodeClaims (spot and on-demand, stale or missing
+// hashes, uninitialized, NotReady, deleting, marked for deletion,
+// do-not-disrupt, recent pod events), pods of ReplicaSets, StatefulSets and
+// DaemonSets and bare pods (priorities, do-not-disrupt "true", durations and
+// invalid values), PDBs (maxUnavailable 1 or minAvailable 100%, with 0 or 1
+// disruptions allowed), pending pods, the SpotToSpotConsolidation gate. An
+// explicit catalog of ten types in test-zone-1..3; now is
+// 2026-12-02T10:00:00Z.
+v1::DisruptRequest RandomDisruptionCluster(uint64_t seed);
 
 }  // namespace nodeplan::workload
 
