@@ -50,6 +50,8 @@ const (
 	opLoadManifests
 	opValidate
 	opSnapshotSchedule
+	opDisrupt
+	opValidateCommand
 )
 
 // invoke calls one C operation on the marshalled request and unmarshals its
@@ -77,6 +79,10 @@ func invoke(op operation, snap *C.struct_nodeplan_snapshot, in []byte, out proto
 		code = C.nodeplan_validate(req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	case opSnapshotSchedule:
 		code = C.nodeplan_snapshot_schedule(snap, req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opDisrupt:
+		code = C.nodeplan_disrupt(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opValidateCommand:
+		code = C.nodeplan_validate_command(req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	}
 	runtime.KeepAlive(in)
 	if code != 0 {
@@ -121,6 +127,37 @@ func Schedule(req *nodeplanv1.ScheduleRequest) (*nodeplanv1.ScheduleResponse, er
 func ScheduleBytes(req []byte) (*nodeplanv1.ScheduleResponse, error) {
 	out := &nodeplanv1.ScheduleResponse{}
 	if err := invoke(opSchedule, nil, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Disrupt runs Karpenter's disruption pass on req (its Now is required): the
+// command of the first method that produces one (emptiness, static drift,
+// drift, multi- and single-node consolidation), budgets, every node's
+// candidacy and why not, NodeClaim conditions, expirations, one drain pass
+// of each deleting node, annotation writes and events.
+func Disrupt(req *nodeplanv1.DisruptRequest) (*nodeplanv1.DisruptResponse, error) {
+	in, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.DisruptResponse{}
+	if err := invoke(opDisrupt, nil, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidateCommand is Karpenter's 15-second re-validation of a command taken
+// from an earlier Disrupt against the cluster at a later time.
+func ValidateCommand(req *nodeplanv1.ValidateCommandRequest) (*nodeplanv1.ValidateCommandResponse, error) {
+	in, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.ValidateCommandResponse{}
+	if err := invoke(opValidateCommand, nil, in, out); err != nil {
 		return nil, err
 	}
 	return out, nil

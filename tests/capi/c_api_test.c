@@ -176,10 +176,23 @@ int main(void) {
       "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": "
       "{\"name\": \"n\"}}",
       load_req, sizeof load_req);
+  /* DisruptRequest{now: "2026-12-02T10:00:00Z"} (field 18): an empty
+     cluster, a valid request. */
+  static const unsigned char disrupt_req[] = {
+      0x92, 0x01, 20,  '2', '0', '2', '6', '-', '1', '2', '-', '0',
+      '2',  'T',  '1', '0', ':', '0', '0', ':', '0', '0', 'Z'};
+  /* ValidateCommandRequest{command: {method: "drift"}}: drift commands are
+     not re-validated, so always valid. */
+  static const unsigned char validate_command_req[] = {
+      0x12, 0x07, 0x0a, 0x05, 'd', 'r', 'i', 'f', 't'};
   const struct op ops[] = {
       {"nodeplan_load_manifests", nodeplan_load_manifests, load_req, load_len,
        1},
       {"nodeplan_validate", nodeplan_validate, NULL, 0, 1},
+      {"nodeplan_disrupt", nodeplan_disrupt, disrupt_req, sizeof disrupt_req,
+       0},
+      {"nodeplan_validate_command", nodeplan_validate_command,
+       validate_command_req, sizeof validate_command_req, 0},
   };
   test_versions();
   for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) test_op(&ops[i]);

@@ -16,6 +16,11 @@ far cheaper to parse at scale; nodeplan.expand_instance_types(plan) turns it
 into the usual response, nodeplan.instance_types(plan) reads the options
 without expanding.
 
+Disruption: nodeplan.disrupt(request) takes a DisruptRequest (the cluster,
+its PodDisruptionBudgets and `now`) and returns what Karpenter would remove,
+replace, expire and drain, and why every other node stays;
+nodeplan.validate_command() re-checks a command 15 seconds later.
+
 Errors raise nodeplan.Error (code, message); a pod that fits nowhere is an
 answer (plan.unschedulable), not an error. The ABI version of the C library is
 checked at import.
@@ -30,10 +35,12 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 from nodeplan._api import (  # noqa: E402
     ABI_VERSION,
     Snapshot,
+    disrupt,
     library_version,
     load_manifests,
     schedule,
     validate,
+    validate_command,
 )
 from nodeplan._errors import Error, InvalidArgumentError  # noqa: E402
 from nodeplan._instance_types import (  # noqa: E402
@@ -46,10 +53,12 @@ __all__ = [
     "Error",
     "InvalidArgumentError",
     "Snapshot",
+    "disrupt",
     "expand_instance_types",
     "instance_types",
     "library_version",
     "load_manifests",
     "schedule",
     "validate",
+    "validate_command",
 ]

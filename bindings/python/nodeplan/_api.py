@@ -5,10 +5,10 @@ import threading
 
 from nodeplan import _errors
 from nodeplan._native import ABI_VERSION, lib
-from nodeplan.v1 import manifest_pb2, schedule_pb2
+from nodeplan.v1 import disrupt_pb2, manifest_pb2, schedule_pb2
 
-__all__ = ["ABI_VERSION", "Snapshot", "library_version", "load_manifests",
-           "schedule", "validate"]
+__all__ = ["ABI_VERSION", "Snapshot", "disrupt", "library_version",
+           "load_manifests", "schedule", "validate", "validate_command"]
 
 
 def library_version():
@@ -57,6 +57,25 @@ def schedule(request):
     data = _to_bytes(request, schedule_pb2.ScheduleRequest)
     return _invoke(lib.nodeplan_schedule, (), data,
                    schedule_pb2.ScheduleResponse)
+
+
+def disrupt(request):
+    """Runs Karpenter's disruption pass on a DisruptRequest (a message or its
+    serialized bytes; `now` is required) and returns the DisruptResponse:
+    the command of the first method that produces one, budgets, every node's
+    candidacy, conditions, expirations, drains, annotations and events."""
+    data = _to_bytes(request, disrupt_pb2.DisruptRequest)
+    return _invoke(lib.nodeplan_disrupt, (), data,
+                   disrupt_pb2.DisruptResponse)
+
+
+def validate_command(request):
+    """Karpenter's 15-second re-validation: a ValidateCommandRequest (the
+    cluster at the later time and a command from an earlier disrupt()) ->
+    ValidateCommandResponse."""
+    data = _to_bytes(request, disrupt_pb2.ValidateCommandRequest)
+    return _invoke(lib.nodeplan_validate_command, (), data,
+                   disrupt_pb2.ValidateCommandResponse)
 
 
 def load_manifests(text, *, source_name="", skip_unknown_kinds=False):

@@ -65,7 +65,8 @@ if _abi != ABI_VERSION:
 # The error message is declared as void* (not c_char_p) so that the pointer
 # survives for nodeplan_free.
 OPERATIONS = ("nodeplan_schedule", "nodeplan_load_manifests",
-              "nodeplan_validate")
+              "nodeplan_validate", "nodeplan_disrupt",
+              "nodeplan_validate_command")
 for _name in OPERATIONS:
     _fn = getattr(lib, _name)
     _fn.argtypes = _OPERATION_ARGS

@@ -47,3 +47,12 @@ def two_deployments_text():
     """Two Deployments of different shapes: several NodeClaims whose option
     lists differ."""
     return (REPO / "bindings" / "testdata" / "two-deployments.yaml").read_text()
+
+
+@pytest.fixture(scope="session")
+def scale_in_text():
+    """The workshop's second act: its NodePools and NodeClass plus the
+    cluster after inflate was scaled down (examples/workshop/scale-in)."""
+    names = ("nodepool-default.yaml", "nodepool-general-purpose.yaml",
+             "nodeclass-default.yaml", "scale-in/cluster.yaml")
+    return "\n---\n".join((WORKSHOP / name).read_text() for name in names)

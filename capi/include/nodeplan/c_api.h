@@ -173,6 +173,26 @@ NODEPLAN_CAPI_EXPORT int nodeplan_validate(const void* request,
                                            size_t request_len, void** response,
                                            size_t* response_len, char** error);
 
+/* nodeplan.v1.DisruptRequest -> nodeplan.v1.DisruptResponse: Karpenter's
+ * disruption decisions at DisruptRequest.now (required): the command of the
+ * first method that produces one (emptiness, static drift, drift, multi- and
+ * single-node consolidation), budgets, every node's candidacy and why not,
+ * NodeClaim conditions, expirations, one drain pass of each deleting node,
+ * annotation writes and events. A node that cannot be disrupted is an
+ * answer, not an error. */
+NODEPLAN_CAPI_EXPORT int nodeplan_disrupt(const void* request,
+                                          size_t request_len, void** response,
+                                          size_t* response_len, char** error);
+
+/* nodeplan.v1.ValidateCommandRequest -> nodeplan.v1.ValidateCommandResponse:
+ * Karpenter's 15-second re-validation of a command (taken from an earlier
+ * nodeplan_disrupt response) against the cluster at a later time. */
+NODEPLAN_CAPI_EXPORT int nodeplan_validate_command(const void* request,
+                                                   size_t request_len,
+                                                   void** response,
+                                                   size_t* response_len,
+                                                   char** error);
+
 /* ---- Snapshots: compile once, schedule many times ---------------------- */
 
 /* An immutable, compiled catalog (with overlays and unavailable offerings

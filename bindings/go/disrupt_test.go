@@ -1,0 +1,81 @@
+package nodeplan_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	nodeplan "github.com/nodeplan/nodeplan/bindings/go"
+	"github.com/nodeplan/nodeplan/bindings/go/nodeplanv1"
+)
+
+// scaleInRequest is the workshop's second act: its NodePools and NodeClass
+// and the cluster after inflate was scaled down.
+func scaleInRequest(t *testing.T, now string) *nodeplanv1.DisruptRequest {
+	t.Helper()
+	var parts []string
+	for _, name := range []string{"nodepool-default.yaml", "nodepool-general-purpose.yaml",
+		"nodeclass-default.yaml", filepath.Join("scale-in", "cluster.yaml")} {
+		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "workshop", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, string(b))
+	}
+	m, err := nodeplan.LoadManifests(strings.Join(parts, "\n---\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &nodeplanv1.DisruptRequest{
+		NodePools: m.NodePools, NodeClasses: m.NodeClasses, NodeClaims: m.NodeClaims,
+		Nodes: m.Nodes, Pods: m.Pods, PodDisruptionBudgets: m.PodDisruptionBudgets,
+		CatalogRef: "aws", Now: now,
+	}
+}
+
+func TestDisruptScaleIn(t *testing.T) {
+	resp, err := nodeplan.Disrupt(scaleInRequest(t, "2026-12-02T12:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetMethod() != "single-node-consolidation" || len(resp.GetCommands()) != 1 {
+		t.Fatalf("method %q, %d commands", resp.GetMethod(), len(resp.GetCommands()))
+	}
+	cmd := resp.GetCommands()[0]
+	if cmd.GetDecision() != "delete" || len(cmd.GetCandidates()) != 1 ||
+		cmd.GetCandidates()[0].GetNode() != "ip-10-0-1-23.ec2.internal" {
+		t.Fatalf("command %v", cmd)
+	}
+	if len(resp.GetCandidates()) != 2 {
+		t.Fatalf("%d nodes explained, want 2", len(resp.GetCandidates()))
+	}
+}
+
+func TestDisruptNeedsNow(t *testing.T) {
+	_, err := nodeplan.Disrupt(scaleInRequest(t, ""))
+	var e *nodeplan.Error
+	if err == nil || !errors.As(err, &e) || e.Code != nodeplan.CodeInvalidArgument ||
+		!strings.Contains(e.Message, "now") {
+		t.Fatalf("error %v, want INVALID_ARGUMENT naming now", err)
+	}
+}
+
+func TestValidateCommandLater(t *testing.T) {
+	resp, err := nodeplan.Disrupt(scaleInRequest(t, "2026-12-02T12:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := scaleInRequest(t, "2026-12-02T12:00:15Z")
+	v, err := nodeplan.ValidateCommand(&nodeplanv1.ValidateCommandRequest{
+		Request: later, Command: resp.GetCommands()[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.GetValid() || !proto.Equal(v.GetCommand(), resp.GetCommands()[0]) {
+		t.Fatalf("not valid: %q", v.GetReason())
+	}
+}

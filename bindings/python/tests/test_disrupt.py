@@ -1,0 +1,60 @@
+"""Disruption through the binding: the workshop's scale-in, the request's
+contract (now required), and re-validation."""
+
+import pytest
+
+import nodeplan
+from nodeplan.v1 import disrupt_pb2
+
+NOW = "2026-12-02T12:00:00Z"
+
+
+def scale_in_request(text):
+    m = nodeplan.load_manifests(text, source_name="scale-in")
+    return disrupt_pb2.DisruptRequest(
+        node_pools=m.node_pools, node_classes=m.node_classes,
+        node_claims=m.node_claims, nodes=m.nodes, pods=m.pods,
+        pod_disruption_budgets=m.pod_disruption_budgets, catalog_ref="aws",
+        now=NOW)
+
+
+def test_scale_in_deletes_the_underutilized_node(scale_in_text):
+    resp = nodeplan.disrupt(scale_in_request(scale_in_text))
+    assert isinstance(resp, disrupt_pb2.DisruptResponse)
+    assert resp.method == "single-node-consolidation"
+    (cmd,) = resp.commands
+    assert cmd.decision == "delete"
+    assert [c.node for c in cmd.candidates] == ["ip-10-0-1-23.ec2.internal"]
+    assert cmd.savings_per_hour == pytest.approx(0.192)
+    # Every node is explained.
+    assert {c.node for c in resp.candidates} == {
+        "ip-10-0-1-23.ec2.internal", "ip-10-0-1-57.ec2.internal"}
+
+
+def test_bytes_in_and_out_agree(scale_in_text):
+    req = scale_in_request(scale_in_text)
+    assert nodeplan.disrupt(req.SerializeToString()) == nodeplan.disrupt(req)
+
+
+def test_now_is_required(scale_in_text):
+    req = scale_in_request(scale_in_text)
+    req.ClearField("now")
+    with pytest.raises(nodeplan.InvalidArgumentError, match="now"):
+        nodeplan.disrupt(req)
+
+
+def test_validate_command_fifteen_seconds_later(scale_in_text):
+    req = scale_in_request(scale_in_text)
+    cmd = nodeplan.disrupt(req).commands[0]
+    later = disrupt_pb2.DisruptRequest()
+    later.CopyFrom(req)
+    later.now = "2026-12-02T12:00:15Z"
+    ok = nodeplan.validate_command(
+        disrupt_pb2.ValidateCommandRequest(request=later, command=cmd))
+    assert ok.valid, ok.reason
+    # The node was nominated for a pending pod meanwhile: no longer valid.
+    later.nominated.append("ip-10-0-1-23.ec2.internal")
+    not_ok = nodeplan.validate_command(
+        disrupt_pb2.ValidateCommandRequest(request=later, command=cmd))
+    assert not not_ok.valid
+    assert "no longer valid" in not_ok.reason
