@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -14,14 +15,17 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "google/protobuf/util/json_util.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/disrupt.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/validate.h"
 #include "render.h"
+#include "render_disrupt.h"
 
 namespace nodeplan::cli {
 namespace {
@@ -316,21 +320,41 @@ struct ScheduleArgs {
   bool apply_ready = false;
 };
 
+// "aws": the embedded catalog, built per NodeClass (each NodePool launches
+// from its own NodeClass's catalog); a file is read here and serves every
+// NodePool.
+template <typename Request>
+void SetCatalog(const std::string& ref, Request* request) {
+  if (ref == "aws") {
+    request->set_catalog_ref("aws");
+    return;
+  }
+  absl::StatusOr<v1::Catalog> catalog = LoadCatalogFile(ref);
+  if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
+  *request->mutable_catalog() = *std::move(catalog);
+}
+
+// The objects a ScheduleRequest and a DisruptRequest share, field for field.
+template <typename Request>
+void CopyCluster(const v1::ManifestSet& set, Request* request) {
+  *request->mutable_node_pools() = set.node_pools();
+  *request->mutable_node_classes() = set.node_classes();
+  *request->mutable_node_overlays() = set.node_overlays();
+  *request->mutable_nodes() = set.nodes();
+  *request->mutable_node_claims() = set.node_claims();
+  *request->mutable_pods() = set.pods();
+  *request->mutable_daemon_sets() = set.daemon_sets();
+  *request->mutable_persistent_volume_claims() = set.persistent_volume_claims();
+  *request->mutable_persistent_volumes() = set.persistent_volumes();
+  *request->mutable_storage_classes() = set.storage_classes();
+  *request->mutable_deployments() = set.deployments();
+  *request->mutable_namespaces() = set.namespaces();
+}
+
 v1::ScheduleRequest BuildRequest(const v1::ManifestSet& set,
                                  const ScheduleArgs& args) {
   v1::ScheduleRequest request;
-  *request.mutable_node_pools() = set.node_pools();
-  *request.mutable_node_classes() = set.node_classes();
-  *request.mutable_node_overlays() = set.node_overlays();
-  *request.mutable_nodes() = set.nodes();
-  *request.mutable_node_claims() = set.node_claims();
-  *request.mutable_pods() = set.pods();
-  *request.mutable_daemon_sets() = set.daemon_sets();
-  *request.mutable_persistent_volume_claims() = set.persistent_volume_claims();
-  *request.mutable_persistent_volumes() = set.persistent_volumes();
-  *request.mutable_storage_classes() = set.storage_classes();
-  *request.mutable_deployments() = set.deployments();
-  *request.mutable_namespaces() = set.namespaces();
+  CopyCluster(set, &request);
   v1::ScheduleOptions* options = request.mutable_options();
   options->set_preference_policy(args.preference_policy);
   options->set_min_values_policy(args.min_values_policy);
@@ -351,16 +375,7 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
     throw Failure{absl::StrJoin(v, "\n")};
   }
   v1::ScheduleRequest request = BuildRequest(*set, args);
-  // "aws": the scheduler builds the embedded catalog per NodeClass (each
-  // NodePool launches from its own NodeClass's catalog); a file is read here
-  // and serves every NodePool.
-  if (args.catalog == "aws") {
-    request.set_catalog_ref("aws");
-  } else {
-    absl::StatusOr<v1::Catalog> catalog = LoadCatalogFile(args.catalog);
-    if (!catalog.ok()) throw Failure{std::string(catalog.status().message())};
-    *request.mutable_catalog() = *std::move(catalog);
-  }
+  SetCatalog(args.catalog, &request);
   absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
   if (!response.ok()) throw Failure{std::string(response.status().message())};
   absl::StatusOr<std::string> text;
@@ -372,6 +387,126 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   } else {
     text = RenderScheduleTable(
         *response, {set->node_pools().begin(), set->node_pools().end()});
+  }
+  if (!text.ok()) throw Failure{std::string(text.status().message())};
+  out << *text;
+  return 0;
+}
+
+// ---- disrupt ----------------------------------------------------------------
+
+struct DisruptArgs {
+  std::vector<std::string> files;
+  std::string catalog = "aws";
+  std::string output = "table";
+  std::string now;
+  bool spot_to_spot = false;
+  std::vector<std::string> marked_for_deletion;
+  std::vector<std::string> provider_drifted;
+  std::string validate;
+};
+
+v1::DisruptRequest BuildDisruptRequest(const v1::ManifestSet& set,
+                                       const DisruptArgs& args) {
+  v1::DisruptRequest request;
+  CopyCluster(set, &request);
+  *request.mutable_pod_disruption_budgets() = set.pod_disruption_budgets();
+  request.set_now(args.now);
+  request.mutable_options()->set_spot_to_spot_consolidation(args.spot_to_spot);
+  for (const std::string& n : args.marked_for_deletion) {
+    for (absl::string_view part : absl::StrSplit(n, ',', absl::SkipEmpty())) {
+      request.add_marked_for_deletion(std::string(part));
+    }
+  }
+  for (const std::string& d : args.provider_drifted) {
+    for (absl::string_view part : absl::StrSplit(d, ',', absl::SkipEmpty())) {
+      std::vector<std::string> kv =
+          absl::StrSplit(part, absl::MaxSplits('=', 1));
+      if (kv.size() != 2 || kv[0].empty()) {
+        throw Failure{absl::StrCat("--provider-drifted: \"", part,
+                                   "\" is not nodeclaim=reason")};
+      }
+      (*request.mutable_provider_drifted())[kv[0]] = kv[1];
+    }
+  }
+  return request;
+}
+
+absl::StatusOr<std::string> ReadFileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// A command from an earlier `disrupt -o json`: the whole response (its first
+// command) or the command alone.
+v1::DisruptionCommand ReadCommand(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileText(path);
+  if (!text.ok()) throw Failure{std::string(text.status().message())};
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  v1::DisruptResponse response;
+  if (google::protobuf::util::JsonStringToMessage(*text, &response, options)
+          .ok() &&
+      response.commands_size() > 0) {
+    return response.commands(0);
+  }
+  v1::DisruptionCommand command;
+  auto st =
+      google::protobuf::util::JsonStringToMessage(*text, &command, options);
+  if (!st.ok() || command.method().empty()) {
+    throw Failure{absl::StrCat(
+        path, ": not a DisruptionCommand or a DisruptResponse with a command",
+        st.ok() ? "" : absl::StrCat(" (", std::string(st.message()), ")"))};
+  }
+  return command;
+}
+
+int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.now.empty()) {
+    throw Failure{
+        "--now is required (the decision time, RFC 3339, e.g. "
+        "2026-12-02T10:00:00Z)"};
+  }
+  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
+      !v.empty()) {
+    throw Failure{absl::StrJoin(v, "\n")};
+  }
+  v1::DisruptRequest request = BuildDisruptRequest(*set, args);
+  SetCatalog(args.catalog, &request);
+  absl::StatusOr<std::string> text;
+  if (!args.validate.empty()) {
+    v1::ValidateCommandRequest v;
+    *v.mutable_request() = request;
+    *v.mutable_command() = ReadCommand(args.validate);
+    absl::StatusOr<v1::ValidateCommandResponse> r = ValidateCommand(v);
+    if (!r.ok()) throw Failure{std::string(r.status().message())};
+    if (args.output == "json") {
+      text = RenderJson(*r);
+    } else if (args.output == "yaml") {
+      text = RenderYaml(*r);
+    } else {
+      text = r->valid() ? absl::StrCat("valid: ", r->command().method(), " ",
+                                       r->command().decision(), " of ",
+                                       r->command().candidates_size(),
+                                       " node(s) may go ahead\n")
+                        : absl::StrCat("invalid: ", r->reason(), "\n");
+    }
+  } else {
+    absl::StatusOr<v1::DisruptResponse> r = Disrupt(request);
+    if (!r.ok()) throw Failure{std::string(r.status().message())};
+    if (args.output == "json") {
+      text = RenderJson(*r);
+    } else if (args.output == "yaml") {
+      text = RenderYaml(*r);
+    } else {
+      text = RenderDisruptTable(*r);
+    }
   }
   if (!text.ok()) throw Failure{std::string(text.status().message())};
   out << *text;
@@ -390,13 +525,14 @@ void AddFiles(CLI::App* sub, std::vector<std::string>* files, bool required) {
 int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                 std::ostream& err) {
   CLI::App app{
-      "nodeplan: Karpenter's provisioning decisions, validation and NodePool "
-      "hash, offline.",
+      "nodeplan: Karpenter's provisioning and disruption decisions, validation "
+      "and NodePool hash, offline.",
       "nodeplan"};
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
       "  nodeplan schedule -f examples/workshop/\n"
+      "  nodeplan disrupt -f cluster/ --now 2026-12-02T12:00:00Z\n"
       "  nodeplan validate -f nodepool.yaml\n"
       "Run 'nodeplan SUBCOMMAND --help' for each subcommand's options.\n");
 
@@ -437,6 +573,44 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "  nodeplan schedule -f examples/workshop/\n"
       "  kubectl get nodepools,nodeclasses,nodes,pods -A -o yaml | "
       "nodeplan schedule -f - -o json\n");
+
+  DisruptArgs disrupt;
+  CLI::App* disrupt_cmd = app.add_subcommand(
+      "disrupt",
+      "What Karpenter's disruption would do now: the nodes it removes or "
+      "replaces (emptiness, drift, consolidation), expirations, drains, and "
+      "why every other node stays");
+  AddFiles(disrupt_cmd, &disrupt.files, true);
+  disrupt_cmd
+      ->add_option("--now", disrupt.now,
+                   "The decision time, RFC 3339 (e.g. 2026-12-02T10:00:00Z)")
+      ->required();
+  disrupt_cmd
+      ->add_option("--catalog", disrupt.catalog,
+                   "Instance-type catalog: aws (embedded, us-east-1) or a "
+                   "Catalog file")
+      ->capture_default_str();
+  disrupt_cmd->add_option("-o,--output", disrupt.output, "Output format")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  disrupt_cmd->add_flag("--spot-to-spot-consolidation", disrupt.spot_to_spot,
+                        "Enable Karpenter's SpotToSpotConsolidation feature "
+                        "gate (off by default)");
+  disrupt_cmd->add_option(
+      "--marked-for-deletion", disrupt.marked_for_deletion,
+      "Nodes an in-flight command already took (comma-separated)");
+  disrupt_cmd->add_option("--provider-drifted", disrupt.provider_drifted,
+                          "The cloud provider's drift answer: "
+                          "nodeclaim=reason,... (e.g. web-x7k2p=AMIDrifted)");
+  disrupt_cmd->add_option("--validate", disrupt.validate,
+                          "Re-validate a command (from an earlier -o json) "
+                          "against these files, as Karpenter does 15 s later");
+  disrupt_cmd->footer(
+      "Examples:\n"
+      "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "
+      "--now 2026-12-02T12:00:00Z\n"
+      "  kubectl get nodepools,nodeclaims,nodes,pods,pdb -A -o yaml | "
+      "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n");
 
   CatalogArgs catalog;
   CLI::App* catalog_cmd = app.add_subcommand(
@@ -497,6 +671,7 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
 
   try {
     if (schedule_cmd->parsed()) return RunSchedule(schedule, out, err);
+    if (disrupt_cmd->parsed()) return RunDisrupt(disrupt, out, err);
     if (catalog_cmd->parsed()) return RunCatalog(catalog, out, err);
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
