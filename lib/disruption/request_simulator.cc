@@ -41,14 +41,14 @@ RequestSimulator::RequestSimulator(ClusterView& view,
   if (r.has_catalog()) *base_.mutable_catalog() = r.catalog();
   base_.set_catalog_ref(r.catalog_ref());
   *base_.mutable_node_overlays() = r.node_overlays();
-  *base_.mutable_daemon_sets() = r.daemon_sets();
-  *base_.mutable_persistent_volume_claims() = r.persistent_volume_claims();
-  *base_.mutable_persistent_volumes() = r.persistent_volumes();
-  *base_.mutable_storage_classes() = r.storage_classes();
   *base_.mutable_unavailable_offerings() = r.unavailable_offerings();
-  *base_.mutable_deployments() = r.deployments();
-  *base_.mutable_namespaces() = r.namespaces();
-  v1::ScheduleOptions* o = base_.mutable_options();
+  *state_.mutable_daemon_sets() = r.daemon_sets();
+  *state_.mutable_persistent_volume_claims() = r.persistent_volume_claims();
+  *state_.mutable_persistent_volumes() = r.persistent_volumes();
+  *state_.mutable_storage_classes() = r.storage_classes();
+  *state_.mutable_deployments() = r.deployments();
+  *state_.mutable_namespaces() = r.namespaces();
+  v1::ScheduleOptions* o = state_.mutable_options();
   o->set_preference_policy(r.options().preference_policy());
   o->set_min_values_policy(r.options().min_values_policy());
   o->set_max_instance_types(r.options().max_instance_types());
@@ -65,7 +65,13 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
   const std::vector<NodeView>& nodes = view_.nodes();
   std::vector<char> removed(nodes.size(), 0);
   for (int c : candidates) removed[c] = 1;
-  v1::ScheduleRequest req = base_;
+  if (snapshot_ == nullptr) {
+    absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
+        Snapshot::Compile(base_);
+    if (!snap.ok()) return snap.status();
+    snapshot_ = *std::move(snap);
+  }
+  v1::ScheduleRequest req = state_;
   // Existing capacity: active state nodes minus the candidates.
   std::vector<char> existing(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -119,7 +125,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
           Origin::kPending;
     }
   }
-  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(req);
+  absl::StatusOr<v1::ScheduleResponse> resp = snapshot_->Schedule(req);
   if (!resp.ok()) return resp.status();
 
   auto origin_of = [&](const std::string& key) {

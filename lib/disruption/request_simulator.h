@@ -14,6 +14,7 @@
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
 #include "disruption/simulator.h"
+#include "nodeplan/schedule.h"
 
 namespace nodeplan::disruption {
 
@@ -27,7 +28,12 @@ class RequestSimulator : public Simulator {
   enum class Origin { kBound, kPending, kCandidate, kDeleting };
   ClusterView& view_;
   const ConditionsResult& conditions_;
+  // What every simulation shares: the NodePools, NodeClasses, catalog and
+  // overlays, compiled once (the first simulation compiles it).
   v1::ScheduleRequest base_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  // The cluster state fields that do not depend on the candidates.
+  v1::ScheduleRequest state_;
 };
 
 // Karpenter's IsCurrentlyReschedulable: reschedulable, disruptable and not

@@ -45,7 +45,8 @@ struct NodeSpec {
   std::string created;
   std::string hash;  // karpenter.sh/nodepool-hash ("" = none)
   bool initialized = true, ready = true, deleting = false;
-  std::string extra_label_key, extra_label_value;
+  // Labels of the launched instance type beyond the well-known ones.
+  std::vector<std::pair<std::string, std::string>> type_labels;
 };
 
 // A managed Node and its NodeClaim, paired by providerID.
@@ -62,8 +63,7 @@ void AddNode(v1::DisruptRequest& req, const NodeSpec& s) {
   labels["karpenter.sh/capacity-type"] = s.capacity_type;
   labels["kubernetes.io/arch"] = "amd64";
   labels["kubernetes.io/os"] = "linux";
-  if (!s.extra_label_key.empty())
-    labels[s.extra_label_key] = s.extra_label_value;
+  for (const auto& [k, v] : s.type_labels) labels[k] = v;
   if (!s.hash.empty()) {
     (*nc.mutable_metadata()
           ->mutable_annotations())["karpenter.sh/nodepool-hash"] = s.hash;
@@ -163,6 +163,17 @@ v1::DisruptRequest ScaleDisruptionCluster(int nodes, int pods_per_node,
     s.capacity_type = "on-demand";
     s.created = Before(24 * 60 + static_cast<int>(rng.Below(600)));
     s.hash = hash.ok() ? *hash : "";
+    // The provider labels the seed NodePool's requirements read.
+    for (const char* domain : {"eks.amazonaws.com", "karpenter.k8s.aws"}) {
+      s.type_labels.emplace_back(absl::StrCat(domain, "/instance-category"),
+                                 "m");
+      s.type_labels.emplace_back(absl::StrCat(domain, "/instance-generation"),
+                                 "5");
+      s.type_labels.emplace_back(absl::StrCat(domain, "/instance-family"),
+                                 "m5");
+      s.type_labels.emplace_back(absl::StrCat(domain, "/instance-size"),
+                                 "2xlarge");
+    }
     AddNode(req, s);
     const bool underutilized =
         static_cast<int>(rng.Below(100)) < underutilized_percent;
@@ -300,8 +311,7 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
     s.initialized = rng.Chance(9, 10);
     s.ready = rng.Chance(9, 10);
     s.deleting = rng.Chance(1, 20);
-    s.extra_label_key = "nodeplan.test/family";
-    s.extra_label_value = t.name.substr(0, 1);
+    s.type_labels.emplace_back("nodeplan.test/family", t.name.substr(0, 1));
     AddNode(req, s);
     if (rng.Chance(1, 20)) req.add_marked_for_deletion(s.name);
     if (rng.Chance(1, 20)) {
