@@ -53,6 +53,22 @@ absl::Time ConditionTime(const v1::Condition* c, absl::Time fallback) {
   return t.ok() ? *t : fallback;
 }
 
+// The consolidateAfter window's reference time: the last pod event, else the
+// Initialized transition; nullopt when not initialized.
+std::optional<absl::Time> WindowStart(const v1::NodeClaim& claim) {
+  const v1::Condition* initialized = FindCondition(claim, "Initialized");
+  if (initialized == nullptr || initialized->status() != "True") {
+    return std::nullopt;
+  }
+  absl::Time t = ConditionTime(initialized, absl::InfinitePast());
+  if (!claim.status().last_pod_event_time().empty()) {
+    absl::StatusOr<absl::Time> e = ParseTimestamp(
+        claim.status().last_pod_event_time(), "status.lastPodEventTime");
+    if (e.ok()) t = *e;
+  }
+  return t;
+}
+
 // Consolidatable (consolidation.go): removed when consolidateAfter is Never
 // or the NodeClaim is not initialized; absent while consolidateAfter runs
 // from the last pod event (else the initialization); True afterwards.
@@ -61,18 +77,12 @@ void Consolidatable(const ClusterView& view, const PoolView& pool,
                     v1::ConditionResult& rendered) {
   const v1::Condition* existing = FindCondition(claim, "Consolidatable");
   if (!pool.consolidate_after.has_value()) return;
-  const v1::Condition* initialized = FindCondition(claim, "Initialized");
-  if (initialized == nullptr || initialized->status() != "True") return;
-  absl::Time t = ConditionTime(initialized, absl::InfinitePast());
-  if (!claim.status().last_pod_event_time().empty()) {
-    absl::StatusOr<absl::Time> e = ParseTimestamp(
-        claim.status().last_pod_event_time(), "status.lastPodEventTime");
-    if (e.ok()) t = *e;
-  }
+  std::optional<absl::Time> t = WindowStart(claim);
+  if (!t.has_value()) return;
   const absl::Duration after = *pool.consolidate_after;
-  if (after > absl::ZeroDuration() && view.now() - t < after) {
-    out.consolidatable_at = t + after;
-    rendered.set_requeue_after(GoDuration(t + after - view.now()));
+  if (after > absl::ZeroDuration() && view.now() - *t < after) {
+    out.consolidatable_at = *t + after;
+    rendered.set_requeue_after(GoDuration(*t + after - view.now()));
     return;
   }
   out.consolidatable = true;
@@ -142,6 +152,23 @@ std::string DriftReason(const ClusterView& view, const PoolView& pool,
 }
 
 }  // namespace
+
+bool UnderConsolidateAfter(const ClusterView& view, int node,
+                           absl::Time* until) {
+  const NodeView& n = view.nodes()[node];
+  if (n.claim == nullptr || n.pool < 0) return false;
+  const PoolView& pool = view.pools()[n.pool];
+  if (!pool.consolidate_after.has_value() ||
+      *pool.consolidate_after <= absl::ZeroDuration()) {
+    return false;
+  }
+  std::optional<absl::Time> t = WindowStart(*n.claim);
+  if (!t.has_value() || view.now() - *t >= *pool.consolidate_after) {
+    return false;
+  }
+  if (until != nullptr) *until = *t + *pool.consolidate_after;
+  return true;
+}
 
 ConditionsResult ComputeConditions(const ClusterView& view) {
   ConditionsResult result;

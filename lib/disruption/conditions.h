@@ -41,6 +41,14 @@ struct ConditionsResult {
 
 ConditionsResult ComputeConditions(const ClusterView& view);
 
+// Karpenter's IsUnderConsolidateAfter for the NodeClaim of state node
+// `node` (its NodePool by the node's label): consolidateAfter is set and
+// not 0s, the NodeClaim is initialized, and less than consolidateAfter has
+// passed since its last pod event (else its initialization). When true,
+// *until (if not null) is when the window closes.
+bool UnderConsolidateAfter(const ClusterView& view, int node,
+                           absl::Time* until = nullptr);
+
 // Expiration (pkg/controllers/nodeclaim/expiration): per non-deleting
 // NodeClaim with an expireAfter (absent: the CRD default 720h; "Never":
 // none) and a creationTimestamp, sorted by NodeClaim name.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "disruption/pod_rules.h"
 #include "nodeplan/schedule.h"
+#include "scheduling/gated_schedule.h"
 
 namespace nodeplan::disruption {
 
@@ -60,7 +61,6 @@ RequestSimulator::RequestSimulator(ClusterView& view,
 
 absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     absl::Span<const int> candidates, bool consolidation) {
-  (void)consolidation;  // the destination gate needs the compiled cluster
   (void)conditions_;
   const std::vector<NodeView>& nodes = view_.nodes();
   std::vector<char> removed(nodes.size(), 0);
@@ -90,6 +90,16 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
       }
     }
   }
+  // Consolidation: candidates' pods that are not pending may not land on an
+  // existing node inside its consolidateAfter window.
+  scheduling::DestinationGate gate;
+  if (consolidation) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (existing[i] && UnderConsolidateAfter(view_, static_cast<int>(i))) {
+        gate.nodes.insert(nodes[i].name);
+      }
+    }
+  }
   absl::flat_hash_map<std::string, Origin> origin;
   for (size_t p = 0; p < view_.pods().size(); ++p) {
     const PodView& pv = view_.pods()[p];
@@ -114,6 +124,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     copy->mutable_metadata()->clear_deletion_timestamp();
     copy->mutable_status()->set_phase("Pending");
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
+    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
   }
   for (const v1::Deployment& d : req.deployments()) {
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
@@ -125,7 +136,9 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
           Origin::kPending;
     }
   }
-  absl::StatusOr<v1::ScheduleResponse> resp = snapshot_->Schedule(req);
+  absl::StatusOr<v1::ScheduleResponse> resp =
+      gate.nodes.empty() ? snapshot_->Schedule(req)
+                         : scheduling::ScheduleGated(*snapshot_, req, gate);
   if (!resp.ok()) return resp.status();
 
   auto origin_of = [&](const std::string& key) {

@@ -544,8 +544,11 @@ Fail Round::Add(int pod, int level, std::string* err) {
   const View* v = GetView(ci, level);
   const PodClass& cls = classes_[ci].cls;
   Reqs merged;
+  const bool gated = opt_.gate != nullptr && !opt_.gate->nodes.empty() &&
+                     opt_.gate->pods.contains(pending_[pod].key);
   for (size_t e = 0; e < existing_.size(); ++e) {
     Existing& ex = existing_[e];
+    if (gated && opt_.gate->nodes.contains(ex.name)) continue;
     if (!CanAddExisting(ex, cls, *v, &merged)) continue;
     ex.pods.push_back(pod);
     for (int d = 0; d < kMaxDims; ++d) ex.remaining[d] -= cls.requests[d];

@@ -2,6 +2,7 @@
 
 #include "nodeplan/schedule.h"
 
+#include "scheduling/gated_schedule.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
 
@@ -30,15 +31,30 @@ class CompiledSnapshot : public Snapshot {
     return resp;
   }
 
+  // Disruption's consolidation simulations (scheduling/gated_schedule.h).
+  absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
+      const v1::ScheduleRequest& state,
+      const scheduling::DestinationGate& gate) const {
+    v1::ScheduleResponse resp;
+    if (auto s = Check(state); !s.ok()) return s;
+    if (auto s = scheduling::Solve(c_, state, gate, &resp); !s.ok()) return s;
+    return resp;
+  }
+
  private:
-  absl::Status Solve(const v1::ScheduleRequest& state,
-                     v1::ScheduleResponse* out) const {
+  static absl::Status Check(const v1::ScheduleRequest& state) {
     if (state.node_pools_size() || state.node_classes_size() ||
         state.has_catalog() || !state.catalog_ref().empty() ||
         state.node_overlays_size() || state.unavailable_offerings_size())
       return absl::InvalidArgumentError(
           "Snapshot::Schedule: nodePools, nodeClasses, catalog, catalogRef, "
           "nodeOverlays and unavailableOfferings belong to Snapshot::Compile");
+    return absl::OkStatus();
+  }
+
+  absl::Status Solve(const v1::ScheduleRequest& state,
+                     v1::ScheduleResponse* out) const {
+    if (auto s = Check(state); !s.ok()) return s;
     return scheduling::Solve(c_, state, out);
   }
 
@@ -46,6 +62,21 @@ class CompiledSnapshot : public Snapshot {
 };
 
 }  // namespace
+
+namespace scheduling {
+
+absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
+    const Snapshot& snapshot, const v1::ScheduleRequest& state,
+    const DestinationGate& gate) {
+  const auto* compiled = dynamic_cast<const CompiledSnapshot*>(&snapshot);
+  if (compiled == nullptr) {
+    return absl::InvalidArgumentError(
+        "ScheduleGated: the snapshot is not one Snapshot::Compile built");
+  }
+  return compiled->ScheduleGated(state, gate);
+}
+
+}  // namespace scheduling
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     const v1::ScheduleRequest& base) {

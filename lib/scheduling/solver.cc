@@ -52,16 +52,32 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
   return out;
 }
 
-absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
-                   v1::ScheduleResponse* out) {
+namespace {
+
+absl::Status SolveWith(const Compiled& snapshot,
+                       const v1::ScheduleRequest& state,
+                       const DestinationGate* gate, v1::ScheduleResponse* out) {
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
+  opt->gate = gate;
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
   round->ReleasePlacementState();
   round->Render(out);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   v1::ScheduleResponse* out) {
+  return SolveWith(snapshot, state, nullptr, out);
+}
+
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, v1::ScheduleResponse* out) {
+  return SolveWith(snapshot, state, &gate, out);
 }
 
 }  // namespace nodeplan::scheduling

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/bits.h"
@@ -17,6 +18,15 @@
 #include "scheduling/topology.h"
 
 namespace nodeplan::scheduling {
+
+// Disruption's consolidation simulations (Karpenter's
+// IsConsolidationSimulation): the pods in `pods` ("namespace/name") may not
+// be placed on the existing nodes in `nodes` (those inside their NodePool's
+// consolidateAfter window).
+struct DestinationGate {
+  absl::flat_hash_set<std::string> nodes;
+  absl::flat_hash_set<std::string> pods;
+};
 
 struct Options {
   bool ignore_preferences = false;
@@ -29,6 +39,8 @@ struct Options {
   // instanceTypeEncoding "Indexed": options as indices into one name table
   // per response instead of two string lists per NodeClaim.
   bool indexed_instance_types = false;
+  // Set only by disruption's simulations (never from ScheduleOptions).
+  const DestinationGate* gate = nullptr;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
@@ -38,6 +50,9 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
 // is copied and the caller frees the whole response at once).
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    v1::ScheduleResponse* out);
+// The same with a destination gate (`gate` must outlive the call).
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, v1::ScheduleResponse* out);
 
 }  // namespace nodeplan::scheduling
 

@@ -123,6 +123,30 @@ TEST(ConsolidateAfterTest, LastPodEventRestartsTheWindow) {
   EXPECT_EQ(r.conditions(0).consolidatable().requeue_after(), "5m0s");
 }
 
+TEST(ConsolidateAfterTest, ANodeInsideItsWindowReceivesNoMovedPods) {
+  Cluster c;
+  c.NodePool("default")
+      .mutable_spec()
+      ->mutable_disruption()
+      ->set_consolidate_after("30m");
+  // "fresh" had a pod event 10 minutes ago: not consolidatable, and not a
+  // destination for the pods consolidation moves. "old" can go only with a
+  // replacement then.
+  c.Node("fresh", "default", {.type = "size-8"});
+  c.ClaimOf("fresh").mutable_status()->set_last_pod_event_time(
+      "2026-12-02T09:50:00Z");
+  c.Pod("f", "fresh", "1");
+  c.Node("old", "default", {.type = "size-4"});
+  c.Pod("o", "old", "1");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  const v1::DisruptionCommand& cmd = r.commands(0);
+  EXPECT_EQ(cmd.method(), "single-node-consolidation");
+  EXPECT_THAT(CandidateNodes(cmd), ElementsAre("old"));
+  EXPECT_EQ(cmd.decision(), "replace");
+  EXPECT_EQ(cmd.existing_nodes_size(), 0);
+}
+
 TEST(ConsolidateAfterTest, NeverDisablesEmptinessAndConsolidation) {
   Cluster c;
   c.NodePool("default")

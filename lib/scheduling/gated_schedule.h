@@ -1,0 +1,20 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_GATED_SCHEDULE_H_
+#define NODEPLAN_LIB_SCHEDULING_GATED_SCHEDULE_H_
+
+// Snapshot::Schedule with a destination gate (solver.h DestinationGate), for
+// disruption's consolidation simulations; not part of the public API.
+
+#include "absl/status/statusor.h"
+#include "nodeplan/schedule.h"
+#include "scheduling/solver.h"
+
+namespace nodeplan::scheduling {
+
+// `snapshot` must come from Snapshot::Compile.
+absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
+    const Snapshot& snapshot, const v1::ScheduleRequest& state,
+    const DestinationGate& gate);
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_GATED_SCHEDULE_H_
