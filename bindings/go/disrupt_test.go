@@ -79,3 +79,42 @@ func TestValidateCommandLater(t *testing.T) {
 		t.Fatalf("not valid: %q", v.GetReason())
 	}
 }
+
+func TestClusterHandle(t *testing.T) {
+	req := scaleInRequest(t, "2026-12-02T12:00:00Z")
+	c, err := nodeplan.NewCluster(&nodeplanv1.ClusterUpdate{
+		Upserts: &nodeplanv1.ManifestSet{
+			NodePools: req.NodePools, NodeClasses: req.NodeClasses, NodeClaims: req.NodeClaims,
+			Nodes: req.Nodes, Pods: req.Pods,
+		},
+		CatalogRef: "aws",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Disrupt(&nodeplanv1.DisruptRequest{Now: "2026-12-02T12:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetMethod() != "single-node-consolidation" {
+		t.Fatalf("method %q", resp.GetMethod())
+	}
+	var deletes []*nodeplanv1.ObjectRef
+	for _, p := range req.Pods {
+		deletes = append(deletes, &nodeplanv1.ObjectRef{Kind: "Pod",
+			Namespace: p.GetMetadata().GetNamespace(), Name: p.GetMetadata().GetName()})
+	}
+	u, err := c.Update(&nodeplanv1.ClusterUpdate{Deletes: deletes})
+	if err != nil || u.GetDeleted() != 5 {
+		t.Fatalf("update %v, %v", u, err)
+	}
+	resp, err = c.Disrupt(&nodeplanv1.DisruptRequest{Now: "2026-12-02T12:00:00Z"})
+	if err != nil || resp.GetMethod() != "emptiness" {
+		t.Fatalf("after scale-down: %v, %v", resp.GetMethod(), err)
+	}
+	c.Close()
+	if _, err := c.Disrupt(&nodeplanv1.DisruptRequest{Now: "x"}); err == nil {
+		t.Fatal("a closed cluster answered")
+	}
+}

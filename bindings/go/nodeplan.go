@@ -52,11 +52,16 @@ const (
 	opSnapshotSchedule
 	opDisrupt
 	opValidateCommand
+	opClusterUpdate
+	opClusterSchedule
+	opClusterDisrupt
 )
 
 // invoke calls one C operation on the marshalled request and unmarshals its
 // response into out.
-func invoke(op operation, snap *C.struct_nodeplan_snapshot, in []byte, out proto.Message) error {
+// handle is the snapshot or cluster the operation runs on (nil for the
+// others).
+func invoke(op operation, handle unsafe.Pointer, in []byte, out proto.Message) error {
 	if abiErr != nil {
 		return abiErr
 	}
@@ -78,11 +83,17 @@ func invoke(op operation, snap *C.struct_nodeplan_snapshot, in []byte, out proto
 	case opValidate:
 		code = C.nodeplan_validate(req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	case opSnapshotSchedule:
-		code = C.nodeplan_snapshot_schedule(snap, req, C.size_t(len(in)), &resp, &respLen, &cerr)
+		code = C.nodeplan_snapshot_schedule((*C.struct_nodeplan_snapshot)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	case opDisrupt:
 		code = C.nodeplan_disrupt(req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	case opValidateCommand:
 		code = C.nodeplan_validate_command(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opClusterUpdate:
+		code = C.nodeplan_cluster_update((*C.struct_nodeplan_cluster)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opClusterSchedule:
+		code = C.nodeplan_cluster_schedule((*C.struct_nodeplan_cluster)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opClusterDisrupt:
+		code = C.nodeplan_cluster_disrupt((*C.struct_nodeplan_cluster)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	}
 	runtime.KeepAlive(in)
 	if code != 0 {
@@ -240,7 +251,7 @@ func (s *Snapshot) Schedule(state *nodeplanv1.ScheduleRequest) (*nodeplanv1.Sche
 		return nil, &Error{Code: CodeFailedPrecondition, Message: "nodeplan: Snapshot is closed"}
 	}
 	out := &nodeplanv1.ScheduleResponse{}
-	if err := invoke(opSnapshotSchedule, s.handle, in, out); err != nil {
+	if err := invoke(opSnapshotSchedule, unsafe.Pointer(s.handle), in, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -255,6 +266,96 @@ func (s *Snapshot) Close() error {
 		C.nodeplan_snapshot_free(s.handle)
 		s.handle = nil
 		runtime.SetFinalizer(s, nil)
+	}
+	return nil
+}
+
+// Cluster is a long-lived cluster a controller feeds with the changes its
+// informers see (ClusterUpdate: upserts as a ManifestSet, deletes by kind,
+// namespace and name, the catalog) and asks to Schedule or Disrupt. Answers
+// do not depend on the order updates arrived in. Schedule and Disrupt may run
+// from any number of goroutines, also while one goroutine calls Update.
+// Close releases it (a finalizer does too).
+type Cluster struct {
+	mu     sync.RWMutex // calls hold it shared, Close exclusively.
+	handle *C.struct_nodeplan_cluster
+}
+
+// NewCluster creates a cluster holding initial (which may be nil or empty).
+func NewCluster(initial *nodeplanv1.ClusterUpdate) (*Cluster, error) {
+	if abiErr != nil {
+		return nil, abiErr
+	}
+	in, err := marshal(initial)
+	if err != nil {
+		return nil, err
+	}
+	var req unsafe.Pointer
+	if len(in) > 0 {
+		req = unsafe.Pointer(&in[0])
+	}
+	var handle *C.struct_nodeplan_cluster
+	var cerr *C.char
+	code := C.nodeplan_cluster_new(req, C.size_t(len(in)), &handle, &cerr)
+	runtime.KeepAlive(in)
+	if code != 0 {
+		return nil, takeError(code, cerr)
+	}
+	c := &Cluster{handle: handle}
+	runtime.SetFinalizer(c, (*Cluster).Close)
+	return c, nil
+}
+
+func (c *Cluster) call(op operation, m proto.Message, out proto.Message) error {
+	in, err := marshal(m)
+	if err != nil {
+		return err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.handle == nil {
+		return &Error{Code: CodeFailedPrecondition, Message: "nodeplan: Cluster is closed"}
+	}
+	return invoke(op, unsafe.Pointer(c.handle), in, out)
+}
+
+// Update applies the deletes, then the upserts, all or nothing.
+func (c *Cluster) Update(u *nodeplanv1.ClusterUpdate) (*nodeplanv1.ClusterUpdateResponse, error) {
+	out := &nodeplanv1.ClusterUpdateResponse{}
+	if err := c.call(opClusterUpdate, u, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Schedule plans on the cluster; req holds only what-if pods, Deployments
+// and options.
+func (c *Cluster) Schedule(req *nodeplanv1.ScheduleRequest) (*nodeplanv1.ScheduleResponse, error) {
+	out := &nodeplanv1.ScheduleResponse{}
+	if err := c.call(opClusterSchedule, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Disrupt runs the disruption pass on the cluster; req holds only now,
+// options, markedForDeletion, providerDrifted and nominated.
+func (c *Cluster) Disrupt(req *nodeplanv1.DisruptRequest) (*nodeplanv1.DisruptResponse, error) {
+	out := &nodeplanv1.DisruptResponse{}
+	if err := c.call(opClusterDisrupt, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Close releases the cluster once no call uses it. It is idempotent.
+func (c *Cluster) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handle != nil {
+		C.nodeplan_cluster_free(c.handle)
+		c.handle = nil
+		runtime.SetFinalizer(c, nil)
 	}
 	return nil
 }

@@ -1,5 +1,6 @@
-/* Many threads at once on every operation and on one shared snapshot; each
- * answer must equal the one computed alone first. Run plain and under
+/* Many threads at once on every operation, on one shared snapshot and on one
+ * cluster that another thread updates meanwhile; each answer must equal the
+ * one computed alone first. Run plain and under
  * ThreadSanitizer (capi_threads_tsan), which reports any data race inside the
  * library.
  *
@@ -88,6 +89,8 @@ typedef int (*op_fn)(const void*, size_t, void**, size_t*, char**);
 static struct bytes load_req, validate_req, full_req, base_req, state_req;
 static struct bytes expect_load, expect_validate, expect_full;
 static nodeplan_snapshot* snapshot;
+static nodeplan_cluster* cluster;
+static struct bytes cluster_req, churn_update;
 
 static struct bytes call(op_fn fn, const struct bytes* req) {
   struct bytes out = {NULL, 0};
@@ -108,11 +111,30 @@ static int same(const struct bytes* a, const struct bytes* b) {
   return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
+/* Updates the cluster while the workers read it: a Namespace upserted again
+ * and again changes no plan. */
+static void* writer(void* arg) {
+  int round;
+  (void)arg;
+  for (round = 0; round < kThreads * kRounds; ++round) {
+    void* resp = NULL;
+    size_t len = 0;
+    char* error = NULL;
+    if (nodeplan_cluster_update(cluster, churn_update.data, churn_update.len,
+                                &resp, &len, &error) != NODEPLAN_OK) {
+      fprintf(stderr, "cluster_update: %s\n", error);
+      exit(1);
+    }
+    nodeplan_free(resp);
+  }
+  return NULL;
+}
+
 static void* worker(void* arg) {
   long* mismatches = arg;
   int round;
   for (round = 0; round < kRounds; ++round) {
-    struct bytes got[4];
+    struct bytes got[5];
     void* resp = NULL;
     size_t len = 0;
     char* error = NULL;
@@ -129,9 +151,19 @@ static void* worker(void* arg) {
     got[3].len = len;
     memcpy(got[3].data, resp, len);
     nodeplan_free(resp);
-    for (i = 0; i < 4; ++i) {
+    if (nodeplan_cluster_schedule(cluster, NULL, 0, &resp, &len, &error) !=
+        NODEPLAN_OK) {
+      fprintf(stderr, "cluster_schedule: %s\n", error);
+      exit(1);
+    }
+    got[4].data = malloc(len + 1);
+    got[4].len = len;
+    memcpy(got[4].data, resp, len);
+    nodeplan_free(resp);
+    for (i = 0; i < 5; ++i) {
       static const char* const kOps[] = {"load_manifests", "validate",
-                                         "schedule", "snapshot_schedule"};
+                                         "schedule", "snapshot_schedule",
+                                         "cluster_schedule"};
       const struct bytes* want = i == 0   ? &expect_load
                                  : i == 1 ? &expect_validate
                                           : &expect_full;
@@ -141,7 +173,7 @@ static void* worker(void* arg) {
                 want->len);
       }
     }
-    for (i = 0; i < 4; ++i) free(got[i].data);
+    for (i = 0; i < 5; ++i) free(got[i].data);
     (void)nodeplan_version();
     (void)nodeplan_abi_version();
   }
@@ -160,7 +192,7 @@ int main(int argc, char** argv) {
   const unsigned char *p, *end, *data;
   unsigned field;
   size_t len;
-  pthread_t threads[kThreads];
+  pthread_t threads[kThreads], writer_thread;
   long mismatches[kThreads] = {0};
   long total = 0;
   char* error = NULL;
@@ -198,6 +230,27 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  /* ClusterUpdate{upserts: the ManifestSet, catalog_ref: "aws"}, and the
+     churn: upserts {namespaces {metadata {name: "churn"}}}. */
+  put_field(&cluster_req, 1, expect_load.data, expect_load.len);
+  put_field(&cluster_req, 4, "aws", 3);
+  if (nodeplan_cluster_new(cluster_req.data, cluster_req.len, &cluster,
+                           &error) != NODEPLAN_OK) {
+    fprintf(stderr, "cluster_new: %s\n", error);
+    return 1;
+  }
+  {
+    struct bytes meta = {NULL, 0}, ns = {NULL, 0}, set = {NULL, 0};
+    put_field(&meta, 1, "churn", 5);
+    put_field(&ns, 3, meta.data, meta.len);
+    put_field(&set, 16, ns.data, ns.len);
+    put_field(&churn_update, 1, set.data, set.len);
+    free(meta.data);
+    free(ns.data);
+    free(set.data);
+  }
+
+  pthread_create(&writer_thread, NULL, writer, NULL);
   for (i = 0; i < kThreads; ++i) {
     pthread_create(&threads[i], NULL, worker, &mismatches[i]);
   }
@@ -205,7 +258,9 @@ int main(int argc, char** argv) {
     pthread_join(threads[i], NULL);
     total += mismatches[i];
   }
+  pthread_join(writer_thread, NULL);
   nodeplan_snapshot_free(snapshot);
+  nodeplan_cluster_free(cluster);
   if (total != 0) {
     fprintf(stderr, "%ld answers differed from the single-threaded ones\n",
             total);

@@ -34,6 +34,7 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 from nodeplan._api import (  # noqa: E402
     ABI_VERSION,
+    Cluster,
     Snapshot,
     disrupt,
     library_version,
@@ -50,6 +51,7 @@ from nodeplan._instance_types import (  # noqa: E402
 
 __all__ = [
     "ABI_VERSION",
+    "Cluster",
     "Error",
     "InvalidArgumentError",
     "Snapshot",

@@ -5,9 +5,9 @@ import threading
 
 from nodeplan import _errors
 from nodeplan._native import ABI_VERSION, lib
-from nodeplan.v1 import disrupt_pb2, manifest_pb2, schedule_pb2
+from nodeplan.v1 import cluster_pb2, disrupt_pb2, manifest_pb2, schedule_pb2
 
-__all__ = ["ABI_VERSION", "Snapshot", "disrupt", "library_version",
+__all__ = ["ABI_VERSION", "Cluster", "Snapshot", "disrupt", "library_version",
            "load_manifests", "schedule", "validate", "validate_command"]
 
 
@@ -119,39 +119,121 @@ class Snapshot:
                                          ctypes.byref(error))
         if code != 0:
             raise _take_error(code, error)
-        self._handle = handle
-        # close() waits for calls in flight instead of serializing calls.
-        self._cond = threading.Condition()
-        self._in_flight = 0
+        self._handle = _Handle(handle, lib.nodeplan_snapshot_free, "Snapshot")
 
     def schedule(self, state):
         """Schedules `state` (nodes, nodeClaims, pods, daemonSets, volumes,
         options) against the snapshot; returns a ScheduleResponse."""
-        data = _to_bytes(state, schedule_pb2.ScheduleRequest)
+        return self._handle.call(
+            lib.nodeplan_snapshot_schedule,
+            _to_bytes(state, schedule_pb2.ScheduleRequest),
+            schedule_pb2.ScheduleResponse)
+
+    def close(self):
+        """Releases the snapshot once no call uses it. Idempotent."""
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class _Handle:
+    """A native handle released once no call uses it (close() waits for
+    calls in flight instead of serializing calls)."""
+
+    def __init__(self, handle, free, what):
+        self._handle = handle
+        self._free = free
+        self._what = what
+        self._cond = threading.Condition()
+        self._in_flight = 0
+
+    def call(self, fn, data, response_type):
         with self._cond:
             if self._handle is None:
-                raise ValueError("nodeplan.Snapshot is closed")
+                raise ValueError(f"nodeplan.{self._what} is closed")
             handle = self._handle
             self._in_flight += 1
         try:
-            return _invoke(lib.nodeplan_snapshot_schedule, (handle,), data,
-                           schedule_pb2.ScheduleResponse)
+            return _invoke(fn, (handle,), data, response_type)
         finally:
             with self._cond:
                 self._in_flight -= 1
                 self._cond.notify_all()
 
     def close(self):
-        """Releases the snapshot once no call uses it. Idempotent."""
-        cond = getattr(self, "_cond", None)
-        if cond is None:
-            return
-        with cond:
+        with self._cond:
             while self._in_flight:
-                cond.wait()
+                self._cond.wait()
             handle, self._handle = self._handle, None
         if handle is not None:
-            lib.nodeplan_snapshot_free(handle)
+            self._free(handle)
+
+
+class Cluster:
+    """A long-lived cluster a controller feeds with the changes its informers
+    see and asks to schedule or disrupt, from any number of threads, also
+    while one thread updates it.
+
+        with nodeplan.Cluster(ClusterUpdate(upserts=manifests,
+                                            catalog_ref="aws")) as c:
+            c.update(ClusterUpdate(deletes=[ObjectRef(kind="Pod", ...)]))
+            decision = c.disrupt(DisruptRequest(now="2026-12-02T12:00:00Z"))
+
+    Answers do not depend on the order updates arrived in.
+    """
+
+    def __init__(self, initial=None):
+        data = _to_bytes(initial if initial is not None
+                         else cluster_pb2.ClusterUpdate(),
+                         cluster_pb2.ClusterUpdate)
+        handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        code = lib.nodeplan_cluster_new(data, len(data), ctypes.byref(handle),
+                                        ctypes.byref(error))
+        if code != 0:
+            raise _take_error(code, error)
+        self._handle = _Handle(handle, lib.nodeplan_cluster_free, "Cluster")
+
+    def update(self, update):
+        """Applies a ClusterUpdate (deletes, then upserts, all or nothing);
+        returns a ClusterUpdateResponse."""
+        return self._handle.call(
+            lib.nodeplan_cluster_update,
+            _to_bytes(update, cluster_pb2.ClusterUpdate),
+            cluster_pb2.ClusterUpdateResponse)
+
+    def schedule(self, request=None):
+        """Plans on the cluster; `request` (a ScheduleRequest) holds only
+        what-if pods, Deployments and options."""
+        data = _to_bytes(request if request is not None
+                         else schedule_pb2.ScheduleRequest(),
+                         schedule_pb2.ScheduleRequest)
+        return self._handle.call(lib.nodeplan_cluster_schedule, data,
+                                 schedule_pb2.ScheduleResponse)
+
+    def disrupt(self, request):
+        """Runs the disruption pass on the cluster; `request` (a
+        DisruptRequest) holds only now, options, markedForDeletion,
+        providerDrifted and nominated."""
+        return self._handle.call(
+            lib.nodeplan_cluster_disrupt,
+            _to_bytes(request, disrupt_pb2.DisruptRequest),
+            disrupt_pb2.DisruptResponse)
+
+    def close(self):
+        """Releases the cluster once no call uses it. Idempotent."""
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
 
     def __enter__(self):
         return self

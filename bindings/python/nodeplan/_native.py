@@ -79,3 +79,14 @@ lib.nodeplan_snapshot_schedule.argtypes = [_P] + _OPERATION_ARGS
 lib.nodeplan_snapshot_schedule.restype = ctypes.c_int
 lib.nodeplan_snapshot_free.argtypes = [_P]
 lib.nodeplan_snapshot_free.restype = None
+
+lib.nodeplan_cluster_new.argtypes = [_P, ctypes.c_size_t, ctypes.POINTER(_P),
+                                     ctypes.POINTER(_P)]
+lib.nodeplan_cluster_new.restype = ctypes.c_int
+for _name in ("nodeplan_cluster_update", "nodeplan_cluster_schedule",
+              "nodeplan_cluster_disrupt"):
+    _fn = getattr(lib, _name)
+    _fn.argtypes = [_P] + _OPERATION_ARGS
+    _fn.restype = ctypes.c_int
+lib.nodeplan_cluster_free.argtypes = [_P]
+lib.nodeplan_cluster_free.restype = None

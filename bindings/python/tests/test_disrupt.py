@@ -58,3 +58,23 @@ def test_validate_command_fifteen_seconds_later(scale_in_text):
         disrupt_pb2.ValidateCommandRequest(request=later, command=cmd))
     assert not not_ok.valid
     assert "no longer valid" in not_ok.reason
+
+
+def test_cluster_handle_updates_and_decides(scale_in_text):
+    from nodeplan.v1 import cluster_pb2
+    m = nodeplan.load_manifests(scale_in_text, source_name="scale-in")
+    with nodeplan.Cluster(cluster_pb2.ClusterUpdate(
+            upserts=m, catalog_ref="aws")) as c:
+        first = c.disrupt(disrupt_pb2.DisruptRequest(now=NOW))
+        assert first == nodeplan.disrupt(scale_in_request(scale_in_text))
+        # inflate scaled to zero: both nodes are empty now.
+        update = cluster_pb2.ClusterUpdate(deletes=[
+            cluster_pb2.ObjectRef(kind="Pod", namespace=p.metadata.namespace,
+                                  name=p.metadata.name) for p in m.pods])
+        result = c.update(update)
+        assert (result.deleted, result.generation) == (5, 2)
+        assert c.disrupt(disrupt_pb2.DisruptRequest(now=NOW)).method == \
+            "emptiness"
+        assert c.schedule().new_node_claims == []
+    with pytest.raises(ValueError, match="closed"):
+        c.disrupt(disrupt_pb2.DisruptRequest(now=NOW))

@@ -225,6 +225,52 @@ NODEPLAN_CAPI_EXPORT int nodeplan_snapshot_schedule(
 /* Releases a snapshot; NULL is a no-op. No call may be using it. */
 NODEPLAN_CAPI_EXPORT void nodeplan_snapshot_free(nodeplan_snapshot* snapshot);
 
+/* ---- Clusters: feed changes, decide many times --------------------------- */
+
+/* A long-lived cluster (nodeplan/cluster.h): a controller sends the changes
+ * its informers see (nodeplan.v1.ClusterUpdate: upserts as a ManifestSet,
+ * deletes by kind/namespace/name, the catalog) and asks it to schedule or
+ * disrupt. Objects are kept in kind/namespace/name order, so answers never
+ * depend on the order updates arrived in; what depends only on NodePools,
+ * NodeClasses, overlays and the catalog is compiled once per change of them.
+ * nodeplan_cluster_schedule and nodeplan_cluster_disrupt may run from any
+ * number of threads at once, also while another thread calls
+ * nodeplan_cluster_update (updates are serialized; a reader sees a completed
+ * update, never a partial one). Only nodeplan_cluster_free must not race with
+ * the others. */
+typedef struct nodeplan_cluster nodeplan_cluster;
+
+/* nodeplan.v1.ClusterUpdate (the initial contents; may be empty) -> a handle
+ * in *cluster (NULL on failure), released with nodeplan_cluster_free(). */
+NODEPLAN_CAPI_EXPORT int nodeplan_cluster_new(const void* update,
+                                              size_t update_len,
+                                              nodeplan_cluster** cluster,
+                                              char** error);
+
+/* nodeplan.v1.ClusterUpdate -> nodeplan.v1.ClusterUpdateResponse: deletes,
+ * then upserts, all or nothing. */
+NODEPLAN_CAPI_EXPORT int nodeplan_cluster_update(nodeplan_cluster* cluster,
+                                                 const void* update,
+                                                 size_t update_len,
+                                                 void** response,
+                                                 size_t* response_len,
+                                                 char** error);
+
+/* nodeplan.v1.ScheduleRequest holding only what-if pods, Deployments and
+ * options -> nodeplan.v1.ScheduleResponse, on the cluster's objects. */
+NODEPLAN_CAPI_EXPORT int nodeplan_cluster_schedule(
+    const nodeplan_cluster* cluster, const void* request, size_t request_len,
+    void** response, size_t* response_len, char** error);
+
+/* nodeplan.v1.DisruptRequest holding only now, options, markedForDeletion,
+ * providerDrifted, nominated (and Deployments) -> nodeplan.v1.DisruptResponse,
+ * on the cluster's objects. */
+NODEPLAN_CAPI_EXPORT int nodeplan_cluster_disrupt(
+    const nodeplan_cluster* cluster, const void* request, size_t request_len,
+    void** response, size_t* response_len, char** error);
+
+NODEPLAN_CAPI_EXPORT void nodeplan_cluster_free(nodeplan_cluster* cluster);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,340 @@
+// Cluster (include/nodeplan/cluster.h): an object store keyed by kind,
+// namespace and name, turned into a request per call without copying the
+// objects (the request lives on an arena and points at the stored objects).
+
+#include "nodeplan/cluster.h"
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "absl/container/btree_map.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
+#include "nodeplan/disrupt.h"
+#include "nodeplan/schedule.h"
+
+namespace nodeplan {
+namespace {
+
+using google::protobuf::RepeatedPtrField;
+
+template <typename T>
+using Store = absl::btree_map<std::string, std::unique_ptr<T>>;
+
+// Every kind the cluster holds, with its field in a ManifestSet and in the
+// requests (ScheduleRequest and DisruptRequest name them alike).
+struct Objects {
+  Store<v1::NodePool> node_pools;
+  Store<v1::NodeClass> node_classes;
+  Store<v1::NodeOverlay> node_overlays;
+  Store<v1::Node> nodes;
+  Store<v1::NodeClaim> node_claims;
+  Store<v1::Pod> pods;
+  Store<v1::DaemonSet> daemon_sets;
+  Store<v1::Deployment> deployments;
+  Store<v1::PodDisruptionBudget> pod_disruption_budgets;
+  Store<v1::PersistentVolumeClaim> persistent_volume_claims;
+  Store<v1::PersistentVolume> persistent_volumes;
+  Store<v1::StorageClass> storage_classes;
+  Store<v1::Namespace> namespaces;
+};
+
+template <typename T, typename Set, typename Request>
+struct Kind {
+  const char* name;
+  bool namespaced;
+  Store<T> Objects::*store;
+  const RepeatedPtrField<T>& (Set::*upserts)() const;
+  RepeatedPtrField<T>* (Request::*field)();
+};
+
+// Calls f(kind) for every kind, with `Request` the request type the kind's
+// field is taken from (ScheduleRequest lacks PDBs: DisruptRequest only).
+template <typename F>
+void ForEachKind(F&& f) {
+  using M = v1::ManifestSet;
+  using D = v1::DisruptRequest;
+  f(Kind<v1::NodePool, M, D>{"NodePool", false, &Objects::node_pools,
+                             &M::node_pools, &D::mutable_node_pools});
+  f(Kind<v1::NodeClass, M, D>{"NodeClass", false, &Objects::node_classes,
+                              &M::node_classes, &D::mutable_node_classes});
+  f(Kind<v1::NodeOverlay, M, D>{"NodeOverlay", false, &Objects::node_overlays,
+                                &M::node_overlays, &D::mutable_node_overlays});
+  f(Kind<v1::Node, M, D>{"Node", false, &Objects::nodes, &M::nodes,
+                         &D::mutable_nodes});
+  f(Kind<v1::NodeClaim, M, D>{"NodeClaim", false, &Objects::node_claims,
+                              &M::node_claims, &D::mutable_node_claims});
+  f(Kind<v1::Pod, M, D>{"Pod", true, &Objects::pods, &M::pods,
+                        &D::mutable_pods});
+  f(Kind<v1::DaemonSet, M, D>{"DaemonSet", true, &Objects::daemon_sets,
+                              &M::daemon_sets, &D::mutable_daemon_sets});
+  f(Kind<v1::Deployment, M, D>{"Deployment", true, &Objects::deployments,
+                               &M::deployments, &D::mutable_deployments});
+  f(Kind<v1::PodDisruptionBudget, M, D>{
+      "PodDisruptionBudget", true, &Objects::pod_disruption_budgets,
+      &M::pod_disruption_budgets, &D::mutable_pod_disruption_budgets});
+  f(Kind<v1::PersistentVolumeClaim, M, D>{
+      "PersistentVolumeClaim", true, &Objects::persistent_volume_claims,
+      &M::persistent_volume_claims, &D::mutable_persistent_volume_claims});
+  f(Kind<v1::PersistentVolume, M, D>{
+      "PersistentVolume", false, &Objects::persistent_volumes,
+      &M::persistent_volumes, &D::mutable_persistent_volumes});
+  f(Kind<v1::StorageClass, M, D>{"StorageClass", false,
+                                 &Objects::storage_classes, &M::storage_classes,
+                                 &D::mutable_storage_classes});
+  f(Kind<v1::Namespace, M, D>{"Namespace", false, &Objects::namespaces,
+                              &M::namespaces, &D::mutable_namespaces});
+}
+
+std::string ObjectKey(bool namespaced, const std::string& ns,
+                      const std::string& name) {
+  if (!namespaced) return name;
+  return absl::StrCat(ns.empty() ? "default" : ns, "/", name);
+}
+
+// The stored objects of `kind` appended to `field` without copies: the
+// request is on an arena (which never deletes what it does not own) and the
+// objects outlive it (the caller holds the cluster's lock).
+template <typename T>
+void Point(const Store<T>& store, RepeatedPtrField<T>* field) {
+  field->Reserve(static_cast<int>(store.size()));
+  for (const auto& [key, object] : store) {
+    field->UnsafeArenaAddAllocated(object.get());
+  }
+}
+
+class ClusterImpl : public Cluster {
+ public:
+  absl::StatusOr<v1::ClusterUpdateResponse> Update(
+      const v1::ClusterUpdate& update) override {
+    if (absl::Status s = Check(update); !s.ok()) return s;
+    std::unique_lock lock(mu_);
+    v1::ClusterUpdateResponse out;
+    bool compiled_inputs_changed = false;
+    for (const v1::ObjectRef& ref : update.deletes()) {
+      ForEachKind([&](const auto& kind) {
+        if (ref.kind() != kind.name) return;
+        auto& store = objects_.*kind.store;
+        if (store.erase(
+                ObjectKey(kind.namespaced, ref.namespace_(), ref.name())) > 0) {
+          out.set_deleted(out.deleted() + 1);
+          if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
+        } else {
+          out.set_not_found(out.not_found() + 1);
+        }
+      });
+    }
+    ForEachKind([&](const auto& kind) {
+      auto& store = objects_.*kind.store;
+      for (const auto& object : (update.upserts().*kind.upserts)()) {
+        using T = std::decay_t<decltype(object)>;
+        store[ObjectKey(kind.namespaced, object.metadata().namespace_(),
+                        object.metadata().name())] =
+            std::make_unique<T>(object);
+        out.set_upserted(out.upserted() + 1);
+        if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
+      }
+    });
+    if (update.has_catalog() || !update.catalog_ref().empty()) {
+      catalog_ = update.catalog();
+      catalog_ref_ = update.catalog_ref();
+      compiled_inputs_changed = true;
+    }
+    if (update.set_unavailable_offerings()) {
+      unavailable_.assign(update.unavailable_offerings().begin(),
+                          update.unavailable_offerings().end());
+      compiled_inputs_changed = true;
+    }
+    if (compiled_inputs_changed) {
+      std::lock_guard cache(cache_mu_);
+      snapshot_.reset();
+    }
+    out.set_generation(++generation_);
+    int objects = 0;
+    ForEachKind([&](const auto& kind) {
+      objects += static_cast<int>((objects_.*kind.store).size());
+    });
+    out.set_objects(objects);
+    return out;
+  }
+
+  absl::StatusOr<v1::ScheduleResponse> Schedule(
+      const v1::ScheduleRequest& request) const override {
+    if (request.node_pools_size() || request.node_classes_size() ||
+        request.has_catalog() || !request.catalog_ref().empty() ||
+        request.node_overlays_size() || request.nodes_size() ||
+        request.node_claims_size() || request.daemon_sets_size() ||
+        request.persistent_volume_claims_size() ||
+        request.persistent_volumes_size() || request.storage_classes_size() ||
+        request.unavailable_offerings_size() || request.namespaces_size()) {
+      return absl::InvalidArgumentError(
+          "Cluster::Schedule: only pods, deployments and options may be "
+          "given; the cluster holds the rest");
+    }
+    std::shared_lock lock(mu_);
+    absl::StatusOr<std::shared_ptr<const Snapshot>> snapshot = CompiledBase();
+    if (!snapshot.ok()) return snapshot.status();
+    google::protobuf::Arena arena;
+    auto* state =
+        google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
+    Point(objects_.nodes, state->mutable_nodes());
+    Point(objects_.node_claims, state->mutable_node_claims());
+    Point(objects_.pods, state->mutable_pods());
+    Point(objects_.daemon_sets, state->mutable_daemon_sets());
+    Point(objects_.deployments, state->mutable_deployments());
+    Point(objects_.persistent_volume_claims,
+          state->mutable_persistent_volume_claims());
+    Point(objects_.persistent_volumes, state->mutable_persistent_volumes());
+    Point(objects_.storage_classes, state->mutable_storage_classes());
+    Point(objects_.namespaces, state->mutable_namespaces());
+    // The caller's what-if pods and Deployments after the cluster's.
+    for (const v1::Pod& p : request.pods()) *state->add_pods() = p;
+    for (const v1::Deployment& d : request.deployments()) {
+      *state->add_deployments() = d;
+    }
+    *state->mutable_options() = request.options();
+    return (*snapshot)->Schedule(*state);
+  }
+
+  absl::StatusOr<v1::DisruptResponse> Disrupt(
+      const v1::DisruptRequest& request) const override {
+    if (request.node_pools_size() || request.node_classes_size() ||
+        request.has_catalog() || !request.catalog_ref().empty() ||
+        request.node_overlays_size() || request.nodes_size() ||
+        request.node_claims_size() || request.pods_size() ||
+        request.daemon_sets_size() || request.persistent_volume_claims_size() ||
+        request.persistent_volumes_size() || request.storage_classes_size() ||
+        request.unavailable_offerings_size() || request.namespaces_size() ||
+        request.pod_disruption_budgets_size()) {
+      return absl::InvalidArgumentError(
+          "Cluster::Disrupt: only now, options, markedForDeletion, "
+          "providerDrifted, nominated and deployments may be given; the "
+          "cluster holds the rest");
+    }
+    std::shared_lock lock(mu_);
+    google::protobuf::Arena arena;
+    auto* full =
+        google::protobuf::Arena::CreateMessage<v1::DisruptRequest>(&arena);
+    Fill(full);
+    full->set_now(request.now());
+    *full->mutable_options() = request.options();
+    *full->mutable_marked_for_deletion() = request.marked_for_deletion();
+    *full->mutable_provider_drifted() = request.provider_drifted();
+    *full->mutable_nominated() = request.nominated();
+    for (const v1::Deployment& d : request.deployments()) {
+      *full->add_deployments() = d;
+    }
+    return nodeplan::Disrupt(*full);
+  }
+
+  v1::DisruptRequest Contents() const override {
+    std::shared_lock lock(mu_);
+    v1::DisruptRequest out;
+    ForEachKind([&](const auto& kind) {
+      auto* field = (out.*kind.field)();
+      for (const auto& [key, object] : objects_.*kind.store) {
+        *field->Add() = *object;
+      }
+    });
+    if (catalog_.instance_types_size() > 0) *out.mutable_catalog() = catalog_;
+    out.set_catalog_ref(catalog_ref_);
+    for (const v1::UnavailableOffering& u : unavailable_) {
+      *out.add_unavailable_offerings() = u;
+    }
+    return out;
+  }
+
+ private:
+  static bool IsCompiledInput(absl::string_view kind) {
+    return kind == "NodePool" || kind == "NodeClass" || kind == "NodeOverlay";
+  }
+
+  static absl::Status Check(const v1::ClusterUpdate& update) {
+    if (update.upserts().catalogs_size() > 0 ||
+        update.upserts().findings_size() > 0) {
+      return absl::InvalidArgumentError(
+          "upserts: catalogs and findings are not cluster objects (set "
+          "ClusterUpdate.catalog for the catalog)");
+    }
+    absl::Status st;
+    ForEachKind([&](const auto& kind) {
+      const auto& list = (update.upserts().*kind.upserts)();
+      for (int i = 0; i < list.size() && st.ok(); ++i) {
+        if (list[i].metadata().name().empty()) {
+          st = absl::InvalidArgumentError(
+              absl::StrCat("upserts: ", kind.name, "[", i,
+                           "]: metadata.name: Required value"));
+        }
+      }
+    });
+    for (const v1::ObjectRef& ref : update.deletes()) {
+      bool known = false;
+      ForEachKind([&](const auto& kind) { known |= ref.kind() == kind.name; });
+      if (!known && st.ok()) {
+        st = absl::InvalidArgumentError(absl::StrCat(
+            "deletes: kind \"", ref.kind(), "\" is not one the cluster holds"));
+      }
+    }
+    return st;
+  }
+
+  // Every object (pointed at), the catalog and the unavailable offerings.
+  void Fill(v1::DisruptRequest* out) const {
+    ForEachKind([&](const auto& kind) {
+      Point(objects_.*kind.store, (out->*kind.field)());
+    });
+    if (catalog_.instance_types_size() > 0) *out->mutable_catalog() = catalog_;
+    out->set_catalog_ref(catalog_ref_);
+    for (const v1::UnavailableOffering& u : unavailable_) {
+      *out->add_unavailable_offerings() = u;
+    }
+  }
+
+  // The NodePools, NodeClasses, overlays and catalog, compiled once per
+  // change of any of them. Called with mu_ held (shared or exclusive).
+  absl::StatusOr<std::shared_ptr<const Snapshot>> CompiledBase() const {
+    std::lock_guard cache(cache_mu_);
+    if (snapshot_ != nullptr) return snapshot_;
+    v1::ScheduleRequest base;
+    for (const auto& [k, o] : objects_.node_pools) *base.add_node_pools() = *o;
+    for (const auto& [k, o] : objects_.node_classes) {
+      *base.add_node_classes() = *o;
+    }
+    for (const auto& [k, o] : objects_.node_overlays) {
+      *base.add_node_overlays() = *o;
+    }
+    if (catalog_.instance_types_size() > 0) *base.mutable_catalog() = catalog_;
+    base.set_catalog_ref(catalog_ref_);
+    for (const v1::UnavailableOffering& u : unavailable_) {
+      *base.add_unavailable_offerings() = u;
+    }
+    absl::StatusOr<std::shared_ptr<const Snapshot>> compiled =
+        Snapshot::Compile(base);
+    if (!compiled.ok()) return compiled.status();
+    snapshot_ = *std::move(compiled);
+    return snapshot_;
+  }
+
+  mutable std::shared_mutex mu_;
+  Objects objects_;
+  v1::Catalog catalog_;
+  std::string catalog_ref_;
+  std::vector<v1::UnavailableOffering> unavailable_;
+  int64_t generation_ = 0;
+  mutable std::mutex cache_mu_;
+  mutable std::shared_ptr<const Snapshot> snapshot_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Create(
+    const v1::ClusterUpdate& initial) {
+  auto cluster = std::make_unique<ClusterImpl>();
+  absl::StatusOr<v1::ClusterUpdateResponse> r = cluster->Update(initial);
+  if (!r.ok()) return r.status();
+  return std::unique_ptr<Cluster>(std::move(cluster));
+}
+
+}  // namespace nodeplan

@@ -1,0 +1,194 @@
+// The cluster handle: updates, deletes, answers equal to the one-shot calls
+// on the same objects, independence from update order, concurrent readers.
+
+#include "nodeplan/cluster.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "nodeplan/disrupt.h"
+#include "nodeplan/manifest.h"
+#include "nodeplan/schedule.h"
+#include "nodeplan/workload.h"
+
+namespace nodeplan {
+namespace {
+
+std::string Bytes(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream s(&out);
+  google::protobuf::io::CodedOutputStream c(&s);
+  c.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&c);
+  c.Trim();
+  return out;
+}
+
+// The workshop's scale-in: NodePools, NodeClass and the running cluster.
+v1::ManifestSet ScaleIn() {
+  const std::string dir =
+      std::string(NODEPLAN_SOURCE_DIR) + "/examples/workshop/";
+  absl::StatusOr<v1::ManifestSet> m = LoadManifestFiles(
+      {dir + "nodepool-default.yaml", dir + "nodepool-general-purpose.yaml",
+       dir + "nodeclass-default.yaml", dir + "scale-in"},
+      v1::LoadOptions());
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : v1::ManifestSet();
+}
+
+std::unique_ptr<Cluster> MakeCluster(const v1::ManifestSet& m) {
+  v1::ClusterUpdate u;
+  *u.mutable_upserts() = m;
+  u.set_catalog_ref("aws");
+  absl::StatusOr<std::unique_ptr<Cluster>> c = Cluster::Create(u);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *std::move(c) : nullptr;
+}
+
+v1::DisruptRequest At(const char* now) {
+  v1::DisruptRequest r;
+  r.set_now(now);
+  return r;
+}
+
+TEST(ClusterTest, DisruptEqualsTheOneShotCallOnItsContents) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  absl::StatusOr<v1::DisruptResponse> on_cluster =
+      c->Disrupt(At("2026-12-02T12:00:00Z"));
+  ASSERT_TRUE(on_cluster.ok()) << on_cluster.status();
+  v1::DisruptRequest full = c->Contents();
+  full.set_now("2026-12-02T12:00:00Z");
+  absl::StatusOr<v1::DisruptResponse> one_shot = Disrupt(full);
+  ASSERT_TRUE(one_shot.ok());
+  EXPECT_EQ(Bytes(*on_cluster), Bytes(*one_shot));
+  EXPECT_EQ(on_cluster->method(), "single-node-consolidation");
+}
+
+TEST(ClusterTest, ScheduleSeesWhatIfPodsOnTheClustersNodes) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  v1::ScheduleRequest what_if;
+  v1::Pod* p = what_if.add_pods();
+  p->mutable_metadata()->set_name("extra");
+  p->mutable_metadata()->set_namespace_("default");
+  (*p->mutable_spec()->mutable_node_selector())["type"] = "karpenter";
+  v1::Container* ct = p->mutable_spec()->add_containers();
+  (*ct->mutable_resources()->mutable_requests())["cpu"] = "500m";
+  absl::StatusOr<v1::ScheduleResponse> r = c->Schedule(what_if);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // It fits on an existing node: nothing new to launch.
+  EXPECT_EQ(r->new_node_claims_size(), 0);
+  ASSERT_EQ(r->existing_nodes_size(), 1);
+  EXPECT_EQ(r->existing_nodes(0).pods(0), "default/extra");
+}
+
+TEST(ClusterTest, UpdatesAndDeletesChangeTheAnswer) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  // Scale inflate down to nothing: both nodes become empty.
+  v1::ClusterUpdate u;
+  const v1::DisruptRequest contents = c->Contents();
+  for (const v1::Pod& p : contents.pods()) {
+    v1::ObjectRef* ref = u.add_deletes();
+    ref->set_kind("Pod");
+    ref->set_namespace_(p.metadata().namespace_());
+    ref->set_name(p.metadata().name());
+  }
+  v1::ObjectRef* missing = u.add_deletes();
+  missing->set_kind("Pod");
+  missing->set_name("never-seen");
+  absl::StatusOr<v1::ClusterUpdateResponse> ur = c->Update(u);
+  ASSERT_TRUE(ur.ok()) << ur.status();
+  EXPECT_EQ(ur->deleted(), 5);
+  EXPECT_EQ(ur->not_found(), 1);
+  EXPECT_EQ(ur->generation(), 2);
+  absl::StatusOr<v1::DisruptResponse> r =
+      c->Disrupt(At("2026-12-02T12:00:00Z"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->method(), "emptiness");
+}
+
+TEST(ClusterTest, AnswersDoNotDependOnUpdateOrder) {
+  v1::DisruptRequest req = workload::RandomDisruptionCluster(42);
+  v1::ManifestSet m;
+  *m.mutable_node_pools() = req.node_pools();
+  *m.mutable_nodes() = req.nodes();
+  *m.mutable_node_claims() = req.node_claims();
+  *m.mutable_pods() = req.pods();
+  *m.mutable_pod_disruption_budgets() = req.pod_disruption_budgets();
+  v1::ManifestSet reversed = m;
+  std::reverse(reversed.mutable_nodes()->begin(),
+               reversed.mutable_nodes()->end());
+  std::reverse(reversed.mutable_pods()->begin(),
+               reversed.mutable_pods()->end());
+  std::string answers[2];
+  for (int i = 0; i < 2; ++i) {
+    v1::ClusterUpdate u;
+    *u.mutable_upserts() = i == 0 ? m : reversed;
+    *u.mutable_catalog() = req.catalog();
+    absl::StatusOr<std::unique_ptr<Cluster>> c = Cluster::Create(u);
+    ASSERT_TRUE(c.ok()) << c.status();
+    v1::DisruptRequest at = At(req.now().c_str());
+    *at.mutable_options() = req.options();
+    *at.mutable_marked_for_deletion() = req.marked_for_deletion();
+    absl::StatusOr<v1::DisruptResponse> r = (*c)->Disrupt(at);
+    ASSERT_TRUE(r.ok()) << r.status();
+    answers[i] = Bytes(*r);
+  }
+  EXPECT_EQ(answers[0], answers[1]);
+}
+
+TEST(ClusterTest, BadUpdatesAreRefusedWhole) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  v1::ClusterUpdate u;
+  u.mutable_upserts()->add_pods()->mutable_metadata()->set_name("ok");
+  u.mutable_upserts()->add_pods();  // no name
+  absl::StatusOr<v1::ClusterUpdateResponse> r = c->Update(u);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("Pod[1]: metadata.name"),
+            std::string::npos)
+      << r.status();
+  EXPECT_EQ(c->Contents().pods_size(), 5);  // nothing applied
+  v1::ClusterUpdate bad_kind;
+  bad_kind.add_deletes()->set_kind("Secret");
+  EXPECT_FALSE(c->Update(bad_kind).ok());
+  v1::DisruptRequest with_nodes = At("2026-12-02T12:00:00Z");
+  with_nodes.add_nodes();
+  EXPECT_FALSE(c->Disrupt(with_nodes).ok());
+}
+
+TEST(ClusterTest, ReadersRunWhileAWriterUpdates) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  std::vector<std::thread> readers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        if (!c->Disrupt(At("2026-12-02T12:00:00Z")).ok()) ++failures;
+      }
+    });
+  }
+  for (int i = 0; i < 10; ++i) {
+    v1::ClusterUpdate u;
+    v1::Pod* p = u.mutable_upserts()->add_pods();
+    p->mutable_metadata()->set_name(absl::StrCat("churn-", i));
+    p->mutable_metadata()->set_namespace_("default");
+    ASSERT_TRUE(c->Update(u).ok());
+  }
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(c->Contents().pods_size(), 15);
+}
+
+}  // namespace
+}  // namespace nodeplan
