@@ -249,12 +249,9 @@ NODEPLAN_CAPI_EXPORT int nodeplan_cluster_new(const void* update,
 
 /* nodeplan.v1.ClusterUpdate -> nodeplan.v1.ClusterUpdateResponse: deletes,
  * then upserts, all or nothing. */
-NODEPLAN_CAPI_EXPORT int nodeplan_cluster_update(nodeplan_cluster* cluster,
-                                                 const void* update,
-                                                 size_t update_len,
-                                                 void** response,
-                                                 size_t* response_len,
-                                                 char** error);
+NODEPLAN_CAPI_EXPORT int nodeplan_cluster_update(
+    nodeplan_cluster* cluster, const void* update, size_t update_len,
+    void** response, size_t* response_len, char** error);
 
 /* nodeplan.v1.ScheduleRequest holding only what-if pods, Deployments and
  * options -> nodeplan.v1.ScheduleResponse, on the cluster's objects. */
