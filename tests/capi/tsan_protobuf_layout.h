@@ -1,5 +1,7 @@
-// Force-included (g++ -include) into every C++ file of the ThreadSanitizer
-// build of libnodeplan.so by run_tsan.cmake. Never included by the project.
+// Read first by every C++ file of the ThreadSanitizer build of
+// libnodeplan.so (run_tsan.cmake sets NODEPLAN_FORCE_INCLUDE to it: first in
+// each precompiled header, g++ -include elsewhere). Never included by the
+// project.
 //
 // Why: protobuf 3.21's map_field.h gives MapFieldBase two extra members
 // (seq1_, seq2_: a const/mutable access checker) when __SANITIZE_THREAD__ is
