@@ -5,10 +5,29 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "disruption/pod_rules.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/schedule.h"
 #include "scheduling/gated_schedule.h"
 
 namespace nodeplan::disruption {
+namespace {
+
+// Adds `m` to an arena-owned repeated field without copying it. The field
+// never deletes it (arena fields do not own their elements' destruction),
+// and the scheduler only reads it.
+template <typename T>
+void Point(const T& m, google::protobuf::RepeatedPtrField<T>* field) {
+  field->UnsafeArenaAddAllocated(const_cast<T*>(&m));
+}
+
+template <typename T>
+void PointAll(const google::protobuf::RepeatedPtrField<T>& from,
+              google::protobuf::RepeatedPtrField<T>* field) {
+  field->Reserve(from.size());
+  for (const T& m : from) Point(m, field);
+}
+
+}  // namespace
 
 bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
   const PodView& p = view.pods()[pod];
@@ -57,6 +76,19 @@ RequestSimulator::RequestSimulator(ClusterView& view,
     o->set_reserved_capacity(r.options().reserved_capacity());
   }
   o->set_spread_bookkeeping(r.options().spread_bookkeeping());
+  // The scheduler pairs a NodeClaim with its Node by status.nodeName.
+  const std::vector<NodeView>& nodes = view.nodes();
+  claims_.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeView& n = nodes[i];
+    if (n.claim == nullptr) continue;
+    claims_[i] = *n.claim;
+    if (n.node != nullptr) {
+      claims_[i].mutable_status()->set_node_name(n.node->metadata().name());
+    } else {
+      claims_[i].mutable_status()->clear_node_name();
+    }
+  }
 }
 
 absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
@@ -71,24 +103,30 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     if (!snap.ok()) return snap.status();
     snapshot_ = *std::move(snap);
   }
-  v1::ScheduleRequest req = state_;
+  // The request points at the view's messages (and the adjusted NodeClaims
+  // kept by the constructor) instead of copying them: only the candidates'
+  // pods, rewritten as pending, are new. An arena request never deletes its
+  // elements, so the pointed-at messages stay owned where they are.
+  google::protobuf::Arena arena;
+  auto* req_ptr =
+      google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
+  v1::ScheduleRequest& req = *req_ptr;
+  *req.mutable_options() = state_.options();
+  PointAll(state_.daemon_sets(), req.mutable_daemon_sets());
+  PointAll(state_.persistent_volume_claims(),
+           req.mutable_persistent_volume_claims());
+  PointAll(state_.persistent_volumes(), req.mutable_persistent_volumes());
+  PointAll(state_.storage_classes(), req.mutable_storage_classes());
+  PointAll(state_.deployments(), req.mutable_deployments());
+  PointAll(state_.namespaces(), req.mutable_namespaces());
   // Existing capacity: active state nodes minus the candidates.
   std::vector<char> existing(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeView& n = nodes[i];
     if (removed[i] || n.marked_for_deletion) continue;
     existing[i] = 1;
-    if (n.node != nullptr) *req.add_nodes() = *n.node;
-    if (n.claim != nullptr) {
-      v1::NodeClaim* nc = req.add_node_claims();
-      *nc = *n.claim;
-      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
-      if (n.node != nullptr) {
-        nc->mutable_status()->set_node_name(n.node->metadata().name());
-      } else {
-        nc->mutable_status()->clear_node_name();
-      }
-    }
+    if (n.node != nullptr) Point(*n.node, req.mutable_nodes());
+    if (n.claim != nullptr) Point(claims_[i], req.mutable_node_claims());
   }
   // Consolidation: candidates' pods that are not pending may not land on an
   // existing node inside its consolidateAfter window.
@@ -106,20 +144,21 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     const v1::Pod& pod = *pv.pod;
     if (pod.spec().node_name().empty()) {
       if (!IsProvisionable(pod)) continue;
-      *req.add_pods() = pod;
+      Point(pod, req.mutable_pods());
       origin[pv.key] = Origin::kPending;
       continue;
     }
     if (pv.node < 0 || existing[pv.node]) {
-      *req.add_pods() = pod;
+      Point(pod, req.mutable_pods());
       continue;
     }
     const bool from_candidate = removed[pv.node] != 0;
     const bool from_deleting = nodes[pv.node].marked_for_deletion;
     if (!from_candidate && !from_deleting) continue;
     if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
-    v1::Pod* copy = req.add_pods();
+    v1::Pod* copy = google::protobuf::Arena::CreateMessage<v1::Pod>(&arena);
     *copy = pod;
+    req.mutable_pods()->UnsafeArenaAddAllocated(copy);
     copy->mutable_spec()->clear_node_name();
     copy->mutable_metadata()->clear_deletion_timestamp();
     copy->mutable_status()->set_phase("Pending");

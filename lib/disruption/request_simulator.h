@@ -34,6 +34,9 @@ class RequestSimulator : public Simulator {
   std::shared_ptr<const Snapshot> snapshot_;
   // The cluster state fields that do not depend on the candidates.
   v1::ScheduleRequest state_;
+  // Per view node: its NodeClaim with status.nodeName set to the paired
+  // Node (or cleared), as the scheduler pairs them.
+  std::vector<v1::NodeClaim> claims_;
 };
 
 // Karpenter's IsCurrentlyReschedulable: reschedulable, disruptable and not
