@@ -128,9 +128,15 @@ Allowance AllowedDisruptions(const std::vector<v1::Budget>& budgets,
         value = 0;
       }
     }
+    // Absent reasons mean every reason; "reasons: []" means none.
+    const bool all_reasons =
+        b.reasons().empty() &&
+        std::find(b.present_empty_fields().begin(),
+                  b.present_empty_fields().end(),
+                  "reasons") == b.present_empty_fields().end();
     const bool applies =
-        b.reasons().empty() || std::find(b.reasons().begin(), b.reasons().end(),
-                                         reason_name) != b.reasons().end();
+        all_reasons || std::find(b.reasons().begin(), b.reasons().end(),
+                                 reason_name) != b.reasons().end();
     if (applies) out.raw = std::min(out.raw, value);
   }
   if (out.malformed) out.raw = 0;

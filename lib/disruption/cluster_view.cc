@@ -173,7 +173,13 @@ absl::Status ClusterView::BuildPools() {
                          path + ".spec.disruption.consolidateAfter");
     if (!after.ok()) return after.status();
     p.consolidate_after = *after;
-    if (d.budgets_size() == 0) {
+    // The CRD defaults an absent list to one 10% budget; "budgets: []" stays
+    // empty, and then nothing limits disruption.
+    const bool budgets_present_empty =
+        std::find(d.present_empty_fields().begin(),
+                  d.present_empty_fields().end(),
+                  "budgets") != d.present_empty_fields().end();
+    if (d.budgets_size() == 0 && !budgets_present_empty) {
       v1::Budget b;
       b.set_nodes("10%");
       p.budgets.push_back(b);

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <limits>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/reflection.h"
 #include "nodeplan/v1/karpenter.pb.h"
 
@@ -162,7 +164,9 @@ bool Builder::Fill(uint32_t node, const MessageSchema& schema,
     if (!FillField(value, *field, message)) return false;
     i = next;
   }
-  if (schema.records_present_empty) RecordPresentEmpty(node, message);
+  if (schema.present_empty != nullptr) {
+    RecordPresentEmpty(node, *schema.present_empty, message);
+  }
   return true;
 }
 
@@ -335,52 +339,38 @@ bool Builder::SetScalar(uint32_t value, const FieldInfo& field, bool add,
   return bad();
 }
 
-void Builder::RecordPresentEmpty(uint32_t node, Message* message) {
-  auto* tmpl =
-      google::protobuf::DynamicCastToGenerated<v1::NodeClaimTemplate>(message);
-  if (tmpl == nullptr) return;
-  auto empty_map = [&](int64_t n) {
-    return n >= 0 && tape_.nodes[n].type == NodeType::kMapStart &&
-           tape_.nodes[n].end == n + 1;
+void Builder::RecordPresentEmpty(uint32_t node,
+                                 const std::vector<PresentEmptyPath>& paths,
+                                 Message* message) {
+  auto is_empty = [&](int64_t n, bool map) {
+    if (n < 0) return false;
+    const NodeType start = map ? NodeType::kMapStart : NodeType::kSeqStart;
+    return tape_.nodes[n].type == start && tape_.nodes[n].end == n + 1;
   };
-  auto empty_seq = [&](int64_t n) {
-    return n >= 0 && tape_.nodes[n].type == NodeType::kSeqStart &&
-           tape_.nodes[n].end == n + 1;
-  };
+  const google::protobuf::FieldDescriptor* out =
+      message->GetDescriptor()->FindFieldByName("present_empty_fields");
+  const google::protobuf::Reflection* r = message->GetReflection();
+  // What the input already recorded (a round trip through JSON) is kept;
+  // the field is rewritten in the table's order, without duplicates.
   std::vector<std::string> found;
-  const int64_t metadata = FindKey(tape_, node, "metadata");
-  if (empty_map(metadata)) {
-    found.push_back("metadata");
-  } else if (metadata >= 0) {
-    if (empty_map(FindKey(tape_, metadata, "labels"))) {
-      found.push_back("metadata.labels");
-    }
-    if (empty_map(FindKey(tape_, metadata, "annotations"))) {
-      found.push_back("metadata.annotations");
-    }
+  for (int k = 0; k < r->FieldSize(*message, out); ++k) {
+    found.push_back(r->GetRepeatedString(*message, out, k));
   }
-  const int64_t spec = FindKey(tape_, node, "spec");
-  if (spec >= 0) {
-    if (empty_seq(FindKey(tape_, spec, "taints"))) {
-      found.push_back("spec.taints");
-    }
-    if (empty_seq(FindKey(tape_, spec, "startupTaints"))) {
-      found.push_back("spec.startupTaints");
-    }
-  }
-  // Keep what the input already recorded (a round trip through JSON), in
-  // the canonical order, without duplicates.
-  static constexpr absl::string_view kOrder[] = {
-      "metadata", "metadata.labels", "metadata.annotations", "spec.taints",
-      "spec.startupTaints"};
-  for (const std::string& p : tmpl->present_empty_fields()) found.push_back(p);
-  tmpl->clear_present_empty_fields();
-  for (absl::string_view p : kOrder) {
-    for (const std::string& f : found) {
-      if (f == p) {
-        tmpl->add_present_empty_fields(std::string(p));
+  for (const PresentEmptyPath& p : paths) {
+    int64_t at = node;
+    for (absl::string_view key : absl::StrSplit(p.path, '.')) {
+      if (at < 0 || tape_.nodes[at].type != NodeType::kMapStart) {
+        at = -1;
         break;
       }
+      at = FindKey(tape_, static_cast<uint32_t>(at), key);
+    }
+    if (is_empty(at, p.map)) found.emplace_back(p.path);
+  }
+  r->ClearField(message, out);
+  for (const PresentEmptyPath& p : paths) {
+    if (absl::c_linear_search(found, p.path)) {
+      r->AddString(message, out, std::string(p.path));
     }
   }
 }

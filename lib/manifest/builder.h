@@ -40,7 +40,9 @@ class Builder {
                google::protobuf::Message* message);
   bool SetScalar(uint32_t value, const FieldInfo& field, bool add,
                  google::protobuf::Message* message);
-  void RecordPresentEmpty(uint32_t node, google::protobuf::Message* message);
+  void RecordPresentEmpty(uint32_t node,
+                          const std::vector<PresentEmptyPath>& paths,
+                          google::protobuf::Message* message);
   bool Fail(uint32_t node, std::string message);
   bool IsEmpty(uint32_t node) const;
 

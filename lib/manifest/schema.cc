@@ -37,6 +37,27 @@ constexpr Unmodelled kUnmodelled[] = {
      "overhead count"},
 };
 
+// Where Karpenter tells an empty map or list from an absent one: the NodePool
+// hash ("labels: {}" hashes differently from no labels), the budgets'
+// defaulting (an empty list is kept, so no budget limits disruption) and a
+// budget's reasons (an empty list applies to no reason; absent, to all).
+const std::vector<PresentEmptyPath>* PresentEmptyPathsOf(const Descriptor* d) {
+  static const auto* const kTemplate =
+      new std::vector<PresentEmptyPath>{{"metadata", true},
+                                        {"metadata.labels", true},
+                                        {"metadata.annotations", true},
+                                        {"spec.taints", false},
+                                        {"spec.startupTaints", false}};
+  static const auto* const kDisruption =
+      new std::vector<PresentEmptyPath>{{"budgets", false}};
+  static const auto* const kBudget =
+      new std::vector<PresentEmptyPath>{{"reasons", false}};
+  if (d == v1::NodeClaimTemplate::descriptor()) return kTemplate;
+  if (d == v1::Disruption::descriptor()) return kDisruption;
+  if (d == v1::Budget::descriptor()) return kBudget;
+  return nullptr;
+}
+
 FieldKind KindOf(const FieldDescriptor* f) {
   if (f->is_map()) return FieldKind::kMap;
   switch (f->cpp_type()) {
@@ -100,7 +121,7 @@ class Registry {
     MessageSchema* s = owned.get();
     schemas_.emplace(d, std::move(owned));
     s->descriptor = d;
-    s->records_present_empty = d == v1::NodeClaimTemplate::descriptor();
+    s->present_empty = PresentEmptyPathsOf(d);
     for (int i = 0; i < d->field_count(); ++i) {
       const FieldDescriptor* f = d->field(i);
       FieldInfo info;

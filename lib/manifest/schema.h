@@ -41,6 +41,15 @@ struct FieldInfo {
   const char* unmodelled = nullptr;
 };
 
+// A field whose presence-but-emptiness proto3 cannot keep ("labels: {}",
+// "budgets: []") and Karpenter reads: a dotted path from the message, and
+// whether it is a map (else a list). Recorded in the message's own
+// `present_empty_fields`.
+struct PresentEmptyPath {
+  absl::string_view path;
+  bool map = false;
+};
+
 struct MessageSchema {
   const google::protobuf::Descriptor* descriptor = nullptr;
   // Keyed by json_name and by the proto field name.
@@ -50,8 +59,8 @@ struct MessageSchema {
   // kMap entries: the key and value fields.
   const FieldInfo* map_key = nullptr;
   const FieldInfo* map_value = nullptr;
-  // NodeClaimTemplate: record present-but-empty fields.
-  bool records_present_empty = false;
+  // The present-but-empty fields this message records, or nullptr.
+  const std::vector<PresentEmptyPath>* present_empty = nullptr;
 
   const FieldInfo* Find(absl::string_view key) const {
     auto it = fields.find(key);

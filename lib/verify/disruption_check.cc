@@ -502,14 +502,20 @@ class DisruptionChecker {
     std::vector<v1::Budget> budgets(
         p->second->spec().disruption().budgets().begin(),
         p->second->spec().disruption().budgets().end());
-    if (budgets.empty()) {
+    const auto& present_empty =
+        p->second->spec().disruption().present_empty_fields();
+    if (budgets.empty() && std::find(present_empty.begin(), present_empty.end(),
+                                     "budgets") == present_empty.end()) {
       budgets.emplace_back();
       budgets.back().set_nodes("10%");
     }
     long best = 2147483647;
     for (const v1::Budget& b : budgets) {
       if (!b.schedule().empty()) return -1;
-      bool applies = b.reasons().empty();
+      bool applies = b.reasons().empty() &&
+                     std::find(b.present_empty_fields().begin(),
+                               b.present_empty_fields().end(),
+                               "reasons") == b.present_empty_fields().end();
       for (const std::string& r : b.reasons()) applies |= r == reason;
       if (!applies) continue;
       std::string v = b.nodes().empty() ? "10%" : b.nodes();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -181,6 +182,42 @@ TEST(PolicyTest, BalancedRejectsAMoveWhoseSavingsDoNotPayForItsDisruption) {
       EXPECT_TRUE(s.approved());
       EXPECT_GE(s.score(), s.threshold());
     }
+  }
+}
+
+// "budgets: []" is kept by the API server (the CRD default fills an absent
+// list only), and an empty list limits nothing: all 11 empty nodes go, where
+// the default 10% budget would allow 2.
+TEST(BudgetTest, AnExplicitlyEmptyBudgetListIsUnbounded) {
+  Cluster c;
+  c.NodePool("default")
+      .mutable_spec()
+      ->mutable_disruption()
+      ->add_present_empty_fields("budgets");
+  for (int i = 0; i < 11; ++i) c.Node(absl::StrCat("n", i), "default");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).candidates_size(), 11);
+  ASSERT_EQ(r.budgets_size(), 3);
+  for (const v1::BudgetAllowance& b : r.budgets()) {
+    EXPECT_EQ(b.raw(), 2147483647) << b.reason();
+    EXPECT_TRUE(b.active().empty()) << b.reason();
+  }
+}
+
+// A budget with "reasons: []" applies to no reason (absent, to all).
+TEST(BudgetTest, ABudgetWithAnEmptyReasonListAppliesToNone) {
+  Cluster c;
+  v1::Budget* b =
+      c.NodePool("default").mutable_spec()->mutable_disruption()->add_budgets();
+  b->set_nodes("0");
+  b->add_present_empty_fields("reasons");
+  c.Node("e", "default");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).method(), "emptiness");
+  for (const v1::BudgetAllowance& a : r.budgets()) {
+    EXPECT_EQ(a.raw(), 2147483647) << a.reason();
   }
 }
 

@@ -850,6 +850,43 @@ TEST(LoadManifestsTest, RecordsPresentEmptyTemplateFields) {
   }
 }
 
+// Karpenter's budget defaulting and reason matching tell an empty list from
+// an absent one; the loader records which lists were present but empty.
+TEST(LoadManifestsTest, RecordsPresentEmptyBudgetsAndReasons) {
+  struct Case {
+    const char* disruption_yaml;
+    std::vector<std::string> disruption;
+    std::vector<std::string> first_budget;
+  };
+  const Case cases[] = {
+      {"{budgets: []}", {"budgets"}, {}},
+      {"{}", {}, {}},
+      {"{budgets: null}", {}, {}},
+      {"{budgets: [{nodes: '1', reasons: []}]}", {}, {"reasons"}},
+      {"{budgets: [{nodes: '1', reasons: [Empty]}]}", {}, {}},
+      {"{budgets: [{nodes: '1'}]}", {}, {}},
+  };
+  for (const Case& c : cases) {
+    std::string yaml = absl::StrCat(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n"
+        "spec:\n  template: {}\n  disruption: ",
+        c.disruption_yaml, "\n");
+    absl::StatusOr<v1::ManifestSet> got = Load(yaml);
+    ASSERT_TRUE(got.ok()) << got.status() << "\n" << yaml;
+    const v1::Disruption& d = got->node_pools(0).spec().disruption();
+    EXPECT_EQ(std::vector<std::string>(d.present_empty_fields().begin(),
+                                       d.present_empty_fields().end()),
+              c.disruption)
+        << yaml;
+    std::vector<std::string> first;
+    if (d.budgets_size() > 0) {
+      first.assign(d.budgets(0).present_empty_fields().begin(),
+                   d.budgets(0).present_empty_fields().end());
+    }
+    EXPECT_EQ(first, c.first_budget) << yaml;
+  }
+}
+
 TEST(LoadManifestsTest, NothingPartialOnError) {
   // Two good documents, then a bad one: no result at all.
   absl::StatusOr<v1::ManifestSet> got = Load(
