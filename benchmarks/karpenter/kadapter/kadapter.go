@@ -141,6 +141,9 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 	for _, d := range w.DaemonSets {
 		objs = append(objs, d.DeepCopy())
 	}
+	for _, nc := range w.NodeClaims {
+		objs = append(objs, nc.DeepCopy())
+	}
 	// Cluster state lists a node's pods by the spec.nodeName field index, as
 	// the manager's cache provides it in a real controller.
 	kubeClient := fakecr.NewClientBuilder().WithObjects(objs...).
@@ -155,6 +158,11 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 		if err := cluster.UpdateNode(ctx, n.DeepCopy()); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
+	}
+	// In-flight NodeClaims (a provider ID, no Node yet) become state nodes
+	// of their own and count against their NodePool's limits.
+	for _, nc := range w.NodeClaims {
+		cluster.UpdateNodeClaim(nc.DeepCopy())
 	}
 	for _, p := range bound {
 		if err := cluster.UpdatePod(ctx, p); err != nil {
