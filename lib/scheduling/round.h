@@ -12,7 +12,9 @@
 // order or randomness (see also topology.h):
 //  - in-flight NodeClaims are tried in (pod count ascending, creation order);
 //  - preferred terms of equal weight keep declaration order;
-//  - pods of equal CPU, memory, creation time and uid keep input order;
+//  - pods of equal CPU, memory and creation time are ordered by identity
+//    (PodIdentity: the uid, or "<namespace>/<name>" without one); only pods
+//    of equal identity keep input order;
 //  - instance-type options of equal price keep catalog order;
 //  - a custom requirement label without a single value resolves to its
 //    smallest allowed value (In) or smallest allowed integer >= 0 (Exists,

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::scheduling {
@@ -793,18 +794,24 @@ void Round::Run() {
     order.push_back(static_cast<int>(i));
   }
   // The sort reads its keys from one flat array, not through the classes.
+  // Ties end at the pod's identity (PodIdentity: the uid, or namespace/name
+  // for a pod without one), never at input order, so that a UID-less pod
+  // sorts where Karpenter given the same identity would sort it.
   struct SortKey {
     int64_t cpu, memory;
-    const std::string *created, *uid;
+    const std::string* created;
+    absl::string_view id;
     int pod;
   };
   std::vector<SortKey> keys;
   keys.reserve(order.size());
+  std::deque<std::string> made_ids;  // identities of UID-less pods
   for (int p : order) {
     const ResVec& r = classes_[pending_[p].cls].cls.requests;
     const auto& md = pending_[p].pod->metadata();
-    keys.push_back(
-        {r[kCpu], r[kMemory], &md.creation_timestamp(), &md.uid(), p});
+    absl::string_view id = md.uid();
+    if (id.empty()) id = made_ids.emplace_back(PodIdentity(md));
+    keys.push_back({r[kCpu], r[kMemory], &md.creation_timestamp(), id, p});
   }
   std::stable_sort(keys.begin(), keys.end(),
                    [](const SortKey& a, const SortKey& b) {
@@ -812,7 +819,7 @@ void Round::Run() {
                      if (a.memory != b.memory) return a.memory > b.memory;
                      if (*a.created != *b.created)
                        return *a.created < *b.created;
-                     return *a.uid < *b.uid;
+                     return a.id < b.id;
                    });
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].pod;
   std::deque<int> q(order.begin(), order.end());

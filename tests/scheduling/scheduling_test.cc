@@ -10,6 +10,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
 
 TEST(Schedule, OnePodLaunchesTheCheapestFittingType) {
   auto r = Request();
@@ -478,6 +479,36 @@ TEST(Schedule, BadOptionsAreErrors) {
   auto r = Request();
   r.mutable_options()->set_preference_policy("Sometimes");
   EXPECT_FALSE(Schedule(r).ok());
+}
+
+// Pods without metadata.uid tie-break on "<namespace>/<name>" (empty
+// namespace: default), not on input order: with room for two of three equal
+// pods, default/b and default/z are placed and team/a, first in the input,
+// is left over; reversing the input changes nothing.
+TEST(Schedule, PodsWithoutUidAreOrderedByNamespaceAndName) {
+  v1::ScheduleRequest r = Request(2);
+  (*r.mutable_node_pools(0)->mutable_spec()->mutable_limits())["cpu"] = "2";
+  for (auto [ns, name] : {std::pair<const char*, const char*>{"team", "a"},
+                          {"", "z"},
+                          {"default", "b"}}) {
+    v1::Pod p = Pod(name, "900m", "256Mi");
+    p.mutable_metadata()->clear_uid();
+    p.mutable_metadata()->set_namespace_(ns);
+    *r.add_pods() = p;
+  }
+  for (bool reverse : {false, true}) {
+    v1::ScheduleRequest in = r;
+    if (reverse) {
+      in.clear_pods();
+      for (int i = r.pods_size() - 1; i >= 0; --i) *in.add_pods() = r.pods(i);
+    }
+    auto resp = MustSchedule(in);
+    ASSERT_EQ(resp.new_node_claims_size(), 1);
+    EXPECT_THAT(resp.new_node_claims(0).pods(),
+                UnorderedElementsAre("default/b", "default/z"));
+    ASSERT_EQ(resp.unschedulable_size(), 1);
+    EXPECT_EQ(resp.unschedulable(0).pod(), "team/a");
+  }
 }
 
 TEST(Schedule, SameRequestSameBytesAndInputOrderDoesNotMatter) {
