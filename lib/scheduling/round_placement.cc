@@ -522,7 +522,11 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
-  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, &wk_);
+  // No undefined-well-known allowance for spread node filters: Karpenter's
+  // NodeClaim.Add passes AllowUndefinedWellKnownLabels to Record, but
+  // TopologyNodeFilter.Matches drops it, so a pod counts only where the
+  // NodeClaim's requirements define every key of a filter term.
+  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, nullptr);
   claim.ports.insert(claim.ports.end(), cls.ports.begin(), cls.ports.end());
   // Reserve the new offerings, release the ones no longer held.
   std::set<Id> keep;
