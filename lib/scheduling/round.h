@@ -10,7 +10,8 @@
 //
 // Deterministic rules where Karpenter relies on unstable sorts, hash-map
 // order or randomness (see also topology.h):
-//  - in-flight NodeClaims are tried in (pod count ascending, creation order);
+//  - in-flight NodeClaims are tried in pod count order as Go's sort.Slice
+//    leaves Karpenter's list (GoSortSlice, SortClaimOrder);
 //  - preferred terms of equal weight keep declaration order;
 //  - pods of equal CPU, memory and creation time are ordered by identity
 //    (PodIdentity: the uid, or "<namespace>/<name>" without one); only pods
@@ -99,8 +100,6 @@ struct Claim {
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
   ResVec max_alloc;
-  // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
-  int64_t seq = 0;
 };
 
 struct RelaxState {
@@ -240,6 +239,7 @@ class Round {
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
                    bool is_new);
   void Reposition(int ci, bool is_new);
+  void SortClaimOrder();
   const Bits& LimitOk(int pool);
   bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax, std::string* err,
                    bool* relaxed = nullptr) const;
@@ -270,10 +270,13 @@ class Round {
   bool any_pns_taint_ = false;
 
   std::vector<Claim> claims_;
+  // Karpenter's newNodeClaims slice: creation order, re-sorted by pod count
+  // with Go's sort.Slice (GoSortSlice) before every in-flight attempt, when
+  // a NodeClaim was added or gained a pod since the last sort (sorting a
+  // sorted slice changes nothing). order_pos_[claim] is its index in it.
   std::vector<int> claim_order_;
-  // Reposition's order key within a pod count: promoted NodeClaims take
-  // --front_seq_ (ahead of the group), new ones ++back_seq_ (behind it).
-  int64_t front_seq_ = 0, back_seq_ = 0;
+  std::vector<int> order_pos_;
+  bool order_dirty_ = false;
   // Scratch of Add, kept to reuse capacity.
   std::vector<Id> memo_keys_;
   std::vector<const Req*> memo_reqs_, memo_probe_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "scheduling/go_sort.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::scheduling {
@@ -461,29 +462,28 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
 }
 
 void Round::Reposition(int ci, bool is_new) {
-  // Karpenter re-sorts its in-flight NodeClaims in place by pod count before
-  // every in-flight attempt (scheduler.go add: sort.Slice, an insertion sort
-  // for the short lists it sees here, hence stable). Ties therefore keep the
-  // order of the previous sort, not creation order: a new claim joins the end
-  // of the one-pod group, and a claim that gains a pod moves to the front of
-  // its new count group, ahead of claims that already had that count.
-  // (Found by benchmarks/karpenter, cases/random-33.)
-  const size_t now = claims_[ci].pods.size();
-  auto count_less = [&](size_t count, int a) {
-    return count < claims_[a].pods.size();
-  };
-  if (is_new) {
-    claims_[ci].seq = ++back_seq_;
-    auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
-                                count_less);
-    claim_order_.insert(pos, ci);
-    return;
-  }
-  claims_[ci].seq = --front_seq_;
-  auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
-  auto to = std::find_if(from + 1, claim_order_.end(),
-                         [&](int a) { return claims_[a].pods.size() >= now; });
-  std::rotate(from, from + 1, to);
+  // Karpenter appends a new NodeClaim to newNodeClaims and leaves a NodeClaim
+  // that gains a pod where it is; the next in-flight attempt re-sorts.
+  if (is_new) claim_order_.push_back(ci);
+  order_dirty_ = true;
+}
+
+void Round::SortClaimOrder() {
+  // Karpenter's add() re-sorts newNodeClaims in place by pod count with
+  // sort.Slice before every in-flight attempt. Up to 12 NodeClaims that is
+  // an insertion sort (stable); beyond, pdqsort, whose order among equal
+  // counts depends on the slice's previous order and its length. GoSortSlice
+  // reproduces both, so ties are tried in Karpenter's order at every size.
+  // (Found by benchmarks/karpenter: cases/random-33 at up to 12 NodeClaims,
+  // workload.Varied clusters beyond.)
+  if (!order_dirty_) return;
+  order_dirty_ = false;
+  GoSortSlice(claim_order_, [&](int a, int b) {
+    return claims_[a].pods.size() < claims_[b].pods.size();
+  });
+  order_pos_.resize(claims_.size());
+  for (size_t i = 0; i < claim_order_.size(); ++i)
+    order_pos_[claim_order_[i]] = static_cast<int>(i);
 }
 
 void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
@@ -562,6 +562,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }
+  SortClaimOrder();
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   if (v->tolerates_pool.size() < c_.pools.size())
     v->tolerates_pool.resize(c_.pools.size(), 0);
@@ -668,8 +669,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     return false;
   };
   // NodeClaims below v->scan_from are all dead ends for this view. When
-  // only a few above it are left, try those in claim_order_'s order (the
-  // (pod count, seq) key Reposition keeps) instead of walking every
+  // only a few above it are left, try those in claim_order_'s order
+  // (order_pos_) instead of walking every
   // NodeClaim: a pod class that can join no existing NodeClaim (hostname
   // anti-affinity) then costs O(new NodeClaims), not O(all NodeClaims).
   size_t& from = v->scan_from;
@@ -678,10 +679,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     gather_.clear();
     for (size_t c = from; c < claims_.size(); ++c)
       if (!v->dead[c]) gather_.push_back(static_cast<int>(c));
-    std::sort(gather_.begin(), gather_.end(), [&](int a, int b) {
-      const size_t na = claims_[a].pods.size(), nb = claims_[b].pods.size();
-      return na != nb ? na < nb : claims_[a].seq < claims_[b].seq;
-    });
+    std::sort(gather_.begin(), gather_.end(),
+              [&](int a, int b) { return order_pos_[a] < order_pos_[b]; });
     for (int c : gather_)
       if (try_claim(c)) return Fail::kNone;
   } else {
