@@ -6,7 +6,8 @@
 #   benchmarks/karpenter/run.sh            # everything (hours on 2 busy cores)
 #   benchmarks/karpenter/run.sh smoke      # the CI-sized subset
 #
-# Environment: N (random clusters, default 1000), REPS (Karpenter runs per
+# Environment: N (random clusters, default 1000), NV (varied clusters,
+# default 2000), REPS (Karpenter runs per
 # cluster, default 8), BENCH (benchmark regexp, default all shapes), PRESET
 # (CMake preset of libnodeplan, default release; speed figures need release).
 set -euo pipefail
@@ -41,10 +42,12 @@ if [ "$mode" = smoke ]; then
   go test -count=1 ./catalog ./compare ./workload ./kadapter
   go test -count=1 -run 'TestNodePoolHash' ./nodeplanside
   go run ./cmd/difftest -n 50 -reps 4 -cases "" | tee "$out/difftest-smoke.txt"
+  go run ./cmd/difftest -gen varied -n 20 -reps 4 -cases "" | tee "$out/difftest-varied-smoke.txt"
   go test -run XXX -bench 'SideBySide/Diverse/pods=(100|1000)$' -benchtime 1x ./nodeplanside | tee "$out/bench-smoke.txt"
   exit 0
 fi
 go test -count=1 ./...
 go test -count=1 -v -run 'TestNodePoolHash' ./nodeplanside | tee "$out/hash.txt"
 go run ./cmd/difftest -n "${N:-1000}" -reps "${REPS:-8}" -cases "$here/cases" | tee "$out/difftest.txt"
+go run ./cmd/difftest -gen varied -n "${NV:-2000}" -reps "${REPS:-8}" -cases "$here/cases" | tee "$out/difftest-varied.txt"
 go test -run XXX -bench "SideBySide/${BENCH:-.}" -benchtime 1x -timeout 6h ./nodeplanside | tee "$out/bench.txt"

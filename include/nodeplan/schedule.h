@@ -16,8 +16,14 @@ namespace nodeplan {
 // Semantics follow Karpenter's provisioning scheduler (karpenter.sh/v1,
 // pkg/controllers/provisioning/scheduling). Where Karpenter is
 // nondeterministic, nodeplan fixes a rule:
-//  - pending pods: CPU desc, memory desc, creation time, uid, then input order;
-//  - in-flight NodeClaims of this round: pod count ascending, then creation;
+//  - pending pods: CPU desc, memory desc, creation time, then identity: the
+//    pod's uid, or for a pod without metadata.uid "<namespace>/<name>" (an
+//    empty namespace read as "default"); input order only between pods of
+//    equal identity. Give Karpenter the same UIDs to compare like with like;
+//  - in-flight NodeClaims of this round: pod count ascending, ties in the
+//    order Karpenter's own re-sort leaves them (Go's sort.Slice over the
+//    NodeClaims in creation order, re-run whenever one changed: stable up
+//    to 12 NodeClaims, pdqsort's deterministic order beyond);
 //  - spread ties: the domain whose value sorts first; affinity bootstrap:
 //    the first domain in byte order;
 //  - preferred terms of equal weight: declaration order;

@@ -226,6 +226,13 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
   return sum;
 }
 
+std::string PodIdentity(const v1::ObjectMeta& metadata) {
+  if (!metadata.uid().empty()) return metadata.uid();
+  return absl::StrCat(
+      metadata.namespace_().empty() ? "default" : metadata.namespace_(), "/",
+      metadata.name());
+}
+
 std::string ValidatePod(const v1::Pod& pod) {
   auto restricted = [](const std::string& key) {
     if (key == "kubernetes.io/hostname") return true;

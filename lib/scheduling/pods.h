@@ -86,6 +86,14 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
 // Karpenter's provisioner Validate: empty when the pod may be scheduled.
 std::string ValidatePod(const v1::Pod& pod);
 
+// The identity that breaks ties between otherwise equal pending pods (as
+// Karpenter breaks them by UID): metadata.uid, or "<namespace>/<name>" for a
+// pod without one (hand-written manifests, `kubectl apply` input), an empty
+// namespace read as "default". Deterministic, so the order of tied pods does
+// not depend on the order of the input; a caller that runs Karpenter on the
+// same pods hands it these UIDs to compare like with like.
+std::string PodIdentity(const v1::ObjectMeta& metadata);
+
 }  // namespace nodeplan::scheduling
 
 #endif  // NODEPLAN_LIB_SCHEDULING_PODS_H_

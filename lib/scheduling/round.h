@@ -10,9 +10,12 @@
 //
 // Deterministic rules where Karpenter relies on unstable sorts, hash-map
 // order or randomness (see also topology.h):
-//  - in-flight NodeClaims are tried in (pod count ascending, creation order);
+//  - in-flight NodeClaims are tried in pod count order as Go's sort.Slice
+//    leaves Karpenter's list (GoSortSlice, SortClaimOrder);
 //  - preferred terms of equal weight keep declaration order;
-//  - pods of equal CPU, memory, creation time and uid keep input order;
+//  - pods of equal CPU, memory and creation time are ordered by identity
+//    (PodIdentity: the uid, or "<namespace>/<name>" without one); only pods
+//    of equal identity keep input order;
 //  - instance-type options of equal price keep catalog order;
 //  - a custom requirement label without a single value resolves to its
 //    smallest allowed value (In) or smallest allowed integer >= 0 (Exists,
@@ -97,8 +100,6 @@ struct Claim {
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
   ResVec max_alloc;
-  // With the pod count, this NodeClaim's place in claim_order_ (Reposition).
-  int64_t seq = 0;
 };
 
 struct RelaxState {
@@ -238,6 +239,7 @@ class Round {
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
                    bool is_new);
   void Reposition(int ci, bool is_new);
+  void SortClaimOrder();
   const Bits& LimitOk(int pool);
   bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax, std::string* err,
                    bool* relaxed = nullptr) const;
@@ -268,10 +270,13 @@ class Round {
   bool any_pns_taint_ = false;
 
   std::vector<Claim> claims_;
+  // Karpenter's newNodeClaims slice: creation order, re-sorted by pod count
+  // with Go's sort.Slice (GoSortSlice) before every in-flight attempt, when
+  // a NodeClaim was added or gained a pod since the last sort (sorting a
+  // sorted slice changes nothing). order_pos_[claim] is its index in it.
   std::vector<int> claim_order_;
-  // Reposition's order key within a pod count: promoted NodeClaims take
-  // --front_seq_ (ahead of the group), new ones ++back_seq_ (behind it).
-  int64_t front_seq_ = 0, back_seq_ = 0;
+  std::vector<int> order_pos_;
+  bool order_dirty_ = false;
   // Scratch of Add, kept to reuse capacity.
   std::vector<Id> memo_keys_;
   std::vector<const Req*> memo_reqs_, memo_probe_;

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "scheduling/go_sort.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::scheduling {
@@ -460,29 +462,28 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
 }
 
 void Round::Reposition(int ci, bool is_new) {
-  // Karpenter re-sorts its in-flight NodeClaims in place by pod count before
-  // every in-flight attempt (scheduler.go add: sort.Slice, an insertion sort
-  // for the short lists it sees here, hence stable). Ties therefore keep the
-  // order of the previous sort, not creation order: a new claim joins the end
-  // of the one-pod group, and a claim that gains a pod moves to the front of
-  // its new count group, ahead of claims that already had that count.
-  // (Found by benchmarks/karpenter, cases/random-33.)
-  const size_t now = claims_[ci].pods.size();
-  auto count_less = [&](size_t count, int a) {
-    return count < claims_[a].pods.size();
-  };
-  if (is_new) {
-    claims_[ci].seq = ++back_seq_;
-    auto pos = std::upper_bound(claim_order_.begin(), claim_order_.end(), now,
-                                count_less);
-    claim_order_.insert(pos, ci);
-    return;
-  }
-  claims_[ci].seq = --front_seq_;
-  auto from = std::find(claim_order_.begin(), claim_order_.end(), ci);
-  auto to = std::find_if(from + 1, claim_order_.end(),
-                         [&](int a) { return claims_[a].pods.size() >= now; });
-  std::rotate(from, from + 1, to);
+  // Karpenter appends a new NodeClaim to newNodeClaims and leaves a NodeClaim
+  // that gains a pod where it is; the next in-flight attempt re-sorts.
+  if (is_new) claim_order_.push_back(ci);
+  order_dirty_ = true;
+}
+
+void Round::SortClaimOrder() {
+  // Karpenter's add() re-sorts newNodeClaims in place by pod count with
+  // sort.Slice before every in-flight attempt. Up to 12 NodeClaims that is
+  // an insertion sort (stable); beyond, pdqsort, whose order among equal
+  // counts depends on the slice's previous order and its length. GoSortSlice
+  // reproduces both, so ties are tried in Karpenter's order at every size.
+  // (Found by benchmarks/karpenter: cases/random-33 at up to 12 NodeClaims,
+  // workload.Varied clusters beyond.)
+  if (!order_dirty_) return;
+  order_dirty_ = false;
+  GoSortSlice(claim_order_, [&](int a, int b) {
+    return claims_[a].pods.size() < claims_[b].pods.size();
+  });
+  order_pos_.resize(claims_.size());
+  for (size_t i = 0; i < claim_order_.size(); ++i)
+    order_pos_[claim_order_[i]] = static_cast<int>(i);
 }
 
 void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
@@ -521,7 +522,11 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
-  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, &wk_);
+  // No undefined-well-known allowance for spread node filters: Karpenter's
+  // NodeClaim.Add passes AllowUndefinedWellKnownLabels to Record, but
+  // TopologyNodeFilter.Matches drops it, so a pod counts only where the
+  // NodeClaim's requirements define every key of a filter term.
+  Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, nullptr);
   claim.ports.insert(claim.ports.end(), cls.ports.begin(), cls.ports.end());
   // Reserve the new offerings, release the ones no longer held.
   std::set<Id> keep;
@@ -557,6 +562,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }
+  SortClaimOrder();
   if (v->dead.size() < claims_.size()) v->dead.resize(claims_.size(), 0);
   if (v->tolerates_pool.size() < c_.pools.size())
     v->tolerates_pool.resize(c_.pools.size(), 0);
@@ -663,8 +669,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     return false;
   };
   // NodeClaims below v->scan_from are all dead ends for this view. When
-  // only a few above it are left, try those in claim_order_'s order (the
-  // (pod count, seq) key Reposition keeps) instead of walking every
+  // only a few above it are left, try those in claim_order_'s order
+  // (order_pos_) instead of walking every
   // NodeClaim: a pod class that can join no existing NodeClaim (hostname
   // anti-affinity) then costs O(new NodeClaims), not O(all NodeClaims).
   size_t& from = v->scan_from;
@@ -673,10 +679,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     gather_.clear();
     for (size_t c = from; c < claims_.size(); ++c)
       if (!v->dead[c]) gather_.push_back(static_cast<int>(c));
-    std::sort(gather_.begin(), gather_.end(), [&](int a, int b) {
-      const size_t na = claims_[a].pods.size(), nb = claims_[b].pods.size();
-      return na != nb ? na < nb : claims_[a].seq < claims_[b].seq;
-    });
+    std::sort(gather_.begin(), gather_.end(),
+              [&](int a, int b) { return order_pos_[a] < order_pos_[b]; });
     for (int c : gather_)
       if (try_claim(c)) return Fail::kNone;
   } else {
@@ -793,18 +797,24 @@ void Round::Run() {
     order.push_back(static_cast<int>(i));
   }
   // The sort reads its keys from one flat array, not through the classes.
+  // Ties end at the pod's identity (PodIdentity: the uid, or namespace/name
+  // for a pod without one), never at input order, so that a UID-less pod
+  // sorts where Karpenter given the same identity would sort it.
   struct SortKey {
     int64_t cpu, memory;
-    const std::string *created, *uid;
+    const std::string* created;
+    absl::string_view id;
     int pod;
   };
   std::vector<SortKey> keys;
   keys.reserve(order.size());
+  std::deque<std::string> made_ids;  // identities of UID-less pods
   for (int p : order) {
     const ResVec& r = classes_[pending_[p].cls].cls.requests;
     const auto& md = pending_[p].pod->metadata();
-    keys.push_back(
-        {r[kCpu], r[kMemory], &md.creation_timestamp(), &md.uid(), p});
+    absl::string_view id = md.uid();
+    if (id.empty()) id = made_ids.emplace_back(PodIdentity(md));
+    keys.push_back({r[kCpu], r[kMemory], &md.creation_timestamp(), id, p});
   }
   std::stable_sort(keys.begin(), keys.end(),
                    [](const SortKey& a, const SortKey& b) {
@@ -812,7 +822,7 @@ void Round::Run() {
                      if (a.memory != b.memory) return a.memory > b.memory;
                      if (*a.created != *b.created)
                        return *a.created < *b.created;
-                     return *a.uid < *b.uid;
+                     return a.id < b.id;
                    });
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].pod;
   std::deque<int> q(order.begin(), order.end());

@@ -422,13 +422,35 @@ absl::Status Round::CompileExisting() {
   for (size_t i = 0; i < c_.pools.size(); ++i)
     pools_[i].remaining = c_.pools[i].limits;
 
+  // Karpenter computes its NodeClaim templates' daemon overhead before its
+  // existing nodes', and that check (isDaemonPodCompatible) adds a
+  // PreferNoSchedule toleration to the shared daemon pods in place. So on
+  // existing nodes and in-flight NodeClaims daemons tolerate PreferNoSchedule
+  // taints whenever some NodePool keeps an instance type (a template
+  // survives), and only then. (Found by benchmarks/karpenter, workload.Varied
+  // seed 245: a daemon counted on a PreferNoSchedule in-flight NodeClaim.)
+  bool daemons_tolerate_pns = false;
+  for (const Pool& pool : c_.pools) {
+    if (!pool.types.Any()) continue;
+    Reqs r = pool.reqs;
+    if (!pool.reqs.HasMinValues() || opt_.best_effort_min_values ||
+        MinValuesOk(pool.types, r, false, nullptr))
+      daemons_tolerate_pns = true;
+  }
+  std::vector<std::vector<Toleration>> daemon_tols;
+  for (const auto& d : daemons_) {
+    daemon_tols.push_back(d.tols);
+    if (daemons_tolerate_pns)
+      daemon_tols.back().push_back({"", "Exists", "", "PreferNoSchedule"});
+  }
   auto add_daemon_overhead = [&](Existing& e,
                                  const std::vector<std::string>& present) {
     ResVec oh;
-    for (const auto& d : daemons_) {
+    for (size_t di = 0; di < daemons_.size(); ++di) {
+      const auto& d = daemons_[di];
       if (std::find(present.begin(), present.end(), d.name) != present.end())
         continue;
-      if (!Tolerates(e.taints, d.tols, nullptr)) continue;
+      if (!Tolerates(e.taints, daemon_tols[di], nullptr)) continue;
       Reqs strict = d.node_selector;
       if (!d.terms.empty()) strict.AddAll(d.terms[0], in_);
       if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;

@@ -10,6 +10,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
 
 TEST(Schedule, OnePodLaunchesTheCheapestFittingType) {
   auto r = Request();
@@ -427,6 +428,40 @@ TEST(Schedule, ExistingNodeKeepsItsOwnLabelsForLaterPods) {
   EXPECT_EQ(resp.unschedulable(0).pod(), "default/b");
 }
 
+// Karpenter's daemon pods tolerate PreferNoSchedule on existing nodes once a
+// NodePool template has been built (its overhead check adds the toleration
+// to the shared pods in place): a DaemonSet without tolerations counts on a
+// PreferNoSchedule node, and a pod that fits only without it launches a new
+// NodeClaim. With no NodePool type left, the DaemonSet does not count there.
+TEST(Schedule, DaemonsCountOnPreferNoScheduleExistingNodes) {
+  auto r = Request();
+  v1::Node node = ExistingNode("n1", "1", true);
+  auto* taint = node.mutable_spec()->add_taints();
+  taint->set_key("dedicated");
+  taint->set_value("x");
+  taint->set_effect("PreferNoSchedule");
+  *r.add_nodes() = node;
+  *r.add_daemon_sets() =
+      Parse<v1::DaemonSet>(R"pb(metadata { name: "ds" namespace: "kube-system" }
+      spec { template { spec { containers { name: "d" resources {
+        requests { key: "cpu" value: "200m" } } } } } })pb");
+  *r.add_pods() = Pod("p", "900m", "1Gi", R"pb(spec { tolerations {
+        key: "dedicated" operator: "Equal" value: "x" effect: "PreferNoSchedule" } })pb");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+  // No instance type for the NodePool: no template, no toleration added.
+  *r.mutable_node_pools(0)
+       ->mutable_spec()
+       ->mutable_template_()
+       ->mutable_spec()
+       ->add_requirements() = Parse<v1::NodeSelectorRequirement>(
+      R"pb(key: "node.kubernetes.io/instance-type" operator: "In" values: "none")pb");
+  auto no_pool = MustSchedule(r);
+  ASSERT_EQ(no_pool.existing_nodes_size(), 1);
+  EXPECT_EQ(no_pool.existing_nodes(0).name(), "n1");
+}
+
 TEST(Schedule, BoundPodsConsumeExistingCapacity) {
   auto r = Request();
   *r.add_nodes() = ExistingNode("n1", "2", true);
@@ -478,6 +513,36 @@ TEST(Schedule, BadOptionsAreErrors) {
   auto r = Request();
   r.mutable_options()->set_preference_policy("Sometimes");
   EXPECT_FALSE(Schedule(r).ok());
+}
+
+// Pods without metadata.uid tie-break on "<namespace>/<name>" (empty
+// namespace: default), not on input order: with room for two of three equal
+// pods, default/b and default/z are placed and team/a, first in the input,
+// is left over; reversing the input changes nothing.
+TEST(Schedule, PodsWithoutUidAreOrderedByNamespaceAndName) {
+  v1::ScheduleRequest r = Request(2);
+  (*r.mutable_node_pools(0)->mutable_spec()->mutable_limits())["cpu"] = "2";
+  for (auto [ns, name] : {std::pair<const char*, const char*>{"team", "a"},
+                          {"", "z"},
+                          {"default", "b"}}) {
+    v1::Pod p = Pod(name, "900m", "256Mi");
+    p.mutable_metadata()->clear_uid();
+    p.mutable_metadata()->set_namespace_(ns);
+    *r.add_pods() = p;
+  }
+  for (bool reverse : {false, true}) {
+    v1::ScheduleRequest in = r;
+    if (reverse) {
+      in.clear_pods();
+      for (int i = r.pods_size() - 1; i >= 0; --i) *in.add_pods() = r.pods(i);
+    }
+    auto resp = MustSchedule(in);
+    ASSERT_EQ(resp.new_node_claims_size(), 1);
+    EXPECT_THAT(resp.new_node_claims(0).pods(),
+                UnorderedElementsAre("default/b", "default/z"));
+    ASSERT_EQ(resp.unschedulable_size(), 1);
+    EXPECT_EQ(resp.unschedulable(0).pod(), "team/a");
+  }
 }
 
 TEST(Schedule, SameRequestSameBytesAndInputOrderDoesNotMatter) {

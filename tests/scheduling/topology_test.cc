@@ -89,6 +89,36 @@ TEST(Topology, HostnameSpreadOnePodPerNode) {
   EXPECT_EQ(resp.new_node_claims_size(), 4);
 }
 
+// A spread's node filter (the pod's required node affinity) counts a pod on
+// a NodeClaim only when the NodeClaim's requirements define the filter's
+// keys: Karpenter's TopologyNodeFilter.Matches does not pass its
+// compatibility options on, so an undefined well-known label ("size" here)
+// fails the filter. "big" lands first, before any pod has required "size",
+// so it does not count: w0 and w1 join it (counts 1 and 2), w2 (count 3 >
+// maxSkew 2) opens a second NodeClaim.
+TEST(Topology, SpreadFilterCountsOnlyWhereTheNodeClaimDefinesItsKeys) {
+  auto r = Request();
+  *r.add_pods() = Pod("big", "2", "1Gi",
+                      R"pb(metadata { labels { key: "app" value: "web" } })pb");
+  for (int i = 0; i < 3; ++i) {
+    v1::Pod p = Pod(absl::StrCat("w", i), "1", "1Gi",
+                    Spread("kubernetes.io/hostname", 2, "DoNotSchedule"));
+    p.MergeFrom(Parse<v1::Pod>(R"pb(spec { affinity { node_affinity {
+      required_during_scheduling_ignored_during_execution {
+        node_selector_terms { match_expressions {
+          key: "size" operator: "In" values: "small" values: "large" } } } } } })pb"));
+    *r.add_pods() = p;
+  }
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 2);
+  std::set<std::set<std::string>> got;
+  for (const auto& c : resp.new_node_claims())
+    got.insert({c.pods().begin(), c.pods().end()});
+  EXPECT_EQ(got,
+            (std::set<std::set<std::string>>{
+                {"default/big", "default/w0", "default/w1"}, {"default/w2"}}));
+}
+
 TEST(Topology, CapacityTypeSpread) {
   auto r = Request();
   for (int i = 0; i < 4; ++i)

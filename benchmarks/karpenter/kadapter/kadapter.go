@@ -110,14 +110,15 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 		log.FromContext(ctx).V(1).Info("kadapter: Karpenter log on")
 	}
 
-	// Pods: give every pod a UID (Karpenter caches per-pod data by UID) and
-	// split pending from bound ones.
+	// Pods: give every UID-less pod the identity nodeplan gives it
+	// (Karpenter caches per-pod data by UID and breaks queue ties by it, so
+	// both sides must see the same UIDs), and split pending from bound ones.
 	var pending, bound []*corev1.Pod
 	ignored := 0
 	for _, p := range w.Pods {
 		p = p.DeepCopy()
 		if p.UID == "" {
-			p.UID = types.UID("uid-" + p.Namespace + "-" + p.Name)
+			p.UID = PodIdentity(p)
 		}
 		switch {
 		case IsPending(p):
@@ -140,6 +141,9 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 	for _, d := range w.DaemonSets {
 		objs = append(objs, d.DeepCopy())
 	}
+	for _, nc := range w.NodeClaims {
+		objs = append(objs, nc.DeepCopy())
+	}
 	// Cluster state lists a node's pods by the spec.nodeName field index, as
 	// the manager's cache provides it in a real controller.
 	kubeClient := fakecr.NewClientBuilder().WithObjects(objs...).
@@ -154,6 +158,11 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 		if err := cluster.UpdateNode(ctx, n.DeepCopy()); err != nil {
 			return nil, fmt.Errorf("node %s: %w", n.Name, err)
 		}
+	}
+	// In-flight NodeClaims (a provider ID, no Node yet) become state nodes
+	// of their own and count against their NodePool's limits.
+	for _, nc := range w.NodeClaims {
+		cluster.UpdateNodeClaim(nc.DeepCopy())
 	}
 	for _, p := range bound {
 		if err := cluster.UpdatePod(ctx, p); err != nil {
@@ -245,6 +254,32 @@ func Schedule(w *workload.Workload) (*response.ScheduleResponse, error) {
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
+// PodIdentity is the UID nodeplan uses for a pod: its metadata.uid, or for a
+// pod without one (a hand-written manifest, kubectl apply input)
+// "<namespace>/<name>" with an empty namespace read as "default"
+// (include/nodeplan/schedule.h). Karpenter gets the same UIDs, so both sides
+// order tied pods alike.
+func PodIdentity(p *corev1.Pod) types.UID {
+	if p.UID != "" {
+		return p.UID
+	}
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return types.UID(ns + "/" + p.Name)
+}
+
+// launchReservationID is the reservation an offering launches into: its
+// reservation-ID requirement, or none. (Offering.ReservationID() answers a
+// made-up value for an offering without that requirement.)
+func launchReservationID(o *cloudprovider.Offering) string {
+	if !o.Requirements.Has(cloudprovider.ReservationIDLabel) {
+		return ""
+	}
+	return o.ReservationID()
+}
+
 // Render converts Karpenter's Results to nodeplan's ScheduleResponse shape.
 // NodeClaims are named <nodepool>-<n> in creation order (Karpenter names them
 // only when it creates them). The launch is the cheapest available offering
@@ -269,7 +304,7 @@ func Render(results scheduling.Results) *response.ScheduleResponse {
 			out.InstanceTypes = append(out.InstanceTypes, it.Name)
 			for _, o := range it.Offerings.Available().Compatible(nc.Requirements) {
 				if best == nil || o.Price < best.Price {
-					best = &response.Launch{InstanceType: it.Name, Zone: o.Zone(), CapacityType: o.CapacityType(), Price: o.Price, ReservationID: o.ReservationID()}
+					best = &response.Launch{InstanceType: it.Name, Zone: o.Zone(), CapacityType: o.CapacityType(), Price: o.Price, ReservationID: launchReservationID(o)}
 				}
 			}
 		}

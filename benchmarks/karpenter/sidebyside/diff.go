@@ -48,18 +48,22 @@ type Verdict struct {
 	Karpenter []*response.ScheduleResponse
 	Nodeplan  *response.ScheduleResponse
 	// Result against the Karpenter run nodeplan agrees with most (equals
-	// Result when Karpenter is deterministic on this input).
+	// Result when Karpenter is deterministic on this input), and that run's
+	// index in Karpenter (0: the first run).
 	Best      compare.Result
+	BestRun   int
 	NodeplanE error
 	// Karpenter's second run against its first (Reps >= 2): the baseline
 	// for how much Karpenter agrees with itself.
 	Self *compare.Result
+	// How many different answers Karpenter gave over its runs.
+	KarpenterAnswers int
 }
 
 // Judge runs Karpenter reps times and nodeplan once on w and compares.
 func Judge(w *workload.Workload, nodeplan Scheduler, reps int) (*Verdict, error) {
 	pending := Pending(w)
-	v := &Verdict{}
+	v := &Verdict{KarpenterAnswers: 1}
 	for i := 0; i < max(1, reps); i++ {
 		k, err := KarpenterScheduler(w)
 		if err != nil {
@@ -67,6 +71,9 @@ func Judge(w *workload.Workload, nodeplan Scheduler, reps int) (*Verdict, error)
 		}
 		k.Canonicalize()
 		v.Karpenter = append(v.Karpenter, k)
+		if i > 0 && lo.NoneBy(v.Karpenter[:i], func(e *response.ScheduleResponse) bool { return compare.Compare(e, k, pending).Agree() }) {
+			v.KarpenterAnswers++
+		}
 		if i > 0 {
 			r := compare.Compare(v.Karpenter[0], k, pending)
 			if i == 1 {
@@ -86,9 +93,9 @@ func Judge(w *workload.Workload, nodeplan Scheduler, reps int) (*Verdict, error)
 	v.Nodeplan = n
 	v.Result = compare.Compare(v.Karpenter[0], n, pending)
 	v.Best = v.Result
-	for _, k := range v.Karpenter[1:] {
+	for i, k := range v.Karpenter[1:] {
 		if r := compare.Compare(k, n, pending); (r.Agree() && !v.Best.Agree()) || (r.Agree() == v.Best.Agree() && r.PodsAgree > v.Best.PodsAgree) {
-			v.Best = r
+			v.Best, v.BestRun = r, i+1
 		}
 	}
 	return v, nil
@@ -105,6 +112,20 @@ type Config struct {
 	// the rest are listed.
 	MaxSaved int
 	Random   workload.RandomConfig
+	// Generator names the cluster generator: "random" (workload.Random with
+	// Random, the default) or "varied" (workload.Varied).
+	Generator string
+}
+
+// Make returns the generator's cluster for a seed.
+func (c Config) Make(seed int64) (*workload.Workload, string, error) {
+	switch c.Generator {
+	case "", "random":
+		return workload.Random(seed, c.Random), fmt.Sprintf("workload.Random(%d, DefaultRandomConfig)", seed), nil
+	case "varied":
+		return workload.Varied(seed), fmt.Sprintf("workload.Varied(%d)", seed), nil
+	}
+	return nil, "", fmt.Errorf("unknown generator %q (random, varied)", c.Generator)
 }
 
 // Summary of a differential run.
@@ -115,9 +136,12 @@ type Summary struct {
 	ClaimsMatched, OptionsAgree                                int
 	CostAgree                                                  int
 	KarpenterNondeterministic                                  int
-	NodeplanErrors                                             int
-	SelfPods, SelfPodsAgree, SelfClustersAgree                 int
-	Saved                                                      []string
+	// Clusters on which Karpenter gave one answer in every run, and how
+	// many of those nodeplan agrees with.
+	Deterministic, DeterministicAgree          int
+	NodeplanErrors                             int
+	SelfPods, SelfPodsAgree, SelfClustersAgree int
+	Saved                                      []string
 }
 
 func pct(a, b int) string {
@@ -130,10 +154,11 @@ func pct(a, b int) string {
 // Print writes the agreement rates.
 func (s Summary) Print(out io.Writer) {
 	fmt.Fprintf(out, "clusters compared:                 %d\n", s.Clusters)
-	fmt.Fprintf(out, "per-pod agreement:                 %s\n", pct(s.PodsAgree, s.Pods))
+	fmt.Fprintf(out, "per-pod agreement (first run):     %s\n", pct(s.PodsAgree, s.Pods))
 	fmt.Fprintf(out, "per-pod agreement (best of reps):  %s\n", pct(s.PodsAgreeBest, s.Pods))
-	fmt.Fprintf(out, "clusters in full agreement:        %s\n", pct(s.ClustersAgree, s.Clusters))
-	fmt.Fprintf(out, "  modulo Karpenter nondeterminism: %s\n", pct(s.ClustersAgreeModuloNondeterminism, s.Clusters))
+	fmt.Fprintf(out, "clusters agreeing with first run:  %s\n", pct(s.ClustersAgree, s.Clusters))
+	fmt.Fprintf(out, "clusters agreeing with some run:   %s\n", pct(s.ClustersAgreeModuloNondeterminism, s.Clusters))
+	fmt.Fprintf(out, "  where Karpenter is deterministic:%s\n", " "+pct(s.DeterministicAgree, s.Deterministic))
 	fmt.Fprintf(out, "same number of new NodeClaims:     %s\n", pct(s.ClaimCountAgree, s.Clusters))
 	fmt.Fprintf(out, "same instance-type options:        %s of NodeClaims with identical pods\n", pct(s.OptionsAgree, s.ClaimsMatched))
 	fmt.Fprintf(out, "same total cost:                   %s\n", pct(s.CostAgree, s.Clusters))
@@ -147,9 +172,13 @@ func (s Summary) Print(out io.Writer) {
 // Run compares nodeplan with Karpenter on N random clusters.
 func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 	s := Summary{}
+	gen := lo.Ternary(cfg.Generator == "", "random", cfg.Generator)
 	for i := 0; i < cfg.N; i++ {
 		seed := cfg.SeedStart + int64(i)
-		w := workload.Random(seed, cfg.Random)
+		w, origin, err := cfg.Make(seed)
+		if err != nil {
+			return s, err
+		}
 		v, err := Judge(w, nodeplan, cfg.Reps)
 		if err != nil {
 			return s, fmt.Errorf("seed %d: %w", seed, err)
@@ -168,6 +197,11 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 		}
 		if v.KarpenterNondeterministic {
 			s.KarpenterNondeterministic++
+		} else {
+			s.Deterministic++
+			if v.Result.Agree() {
+				s.DeterministicAgree++
+			}
 		}
 		if v.NodeplanE != nil {
 			s.NodeplanErrors++
@@ -186,8 +220,9 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 			s.ClustersAgreeModuloNondeterminism++
 			continue
 		}
-		fmt.Fprintf(log, "seed %d: %d/%d pods agree, NodeClaims %d vs %d%s%s\n", seed, v.Result.PodsAgree, v.Result.Pods,
-			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, " (Karpenter nondeterministic)", ""),
+		fmt.Fprintf(log, "seed %d: pods agreeing %d/%d with the first Karpenter run, %d/%d with the best (run %d); NodeClaims %d vs %d (first run)%s%s\n",
+			seed, v.Result.PodsAgree, v.Result.Pods, v.Best.PodsAgree, v.Best.Pods, v.BestRun+1,
+			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, fmt.Sprintf(" (Karpenter nondeterministic: %d answers)", v.KarpenterAnswers), ""),
 			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""))
 		if cfg.CasesDir == "" || v.NodeplanE != nil || (cfg.MaxSaved > 0 && len(s.Saved) >= cfg.MaxSaved) {
 			continue
@@ -196,8 +231,8 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 		if cfg.Minimize {
 			m = Minimize(w, nodeplan, cfg.Reps)
 		}
-		dir := filepath.Join(cfg.CasesDir, fmt.Sprintf("random-%d", seed))
-		if err := SaveCase(dir, m, nodeplan, cfg.Reps, fmt.Sprintf("workload.Random(%d, DefaultRandomConfig), minimized", seed)); err != nil {
+		dir := filepath.Join(cfg.CasesDir, fmt.Sprintf("%s-%d", gen, seed))
+		if err := SaveCase(dir, m, nodeplan, cfg.Reps, origin+lo.Ternary(cfg.Minimize, ", minimized", "")); err != nil {
 			return s, err
 		}
 		s.Saved = append(s.Saved, dir)
@@ -265,6 +300,7 @@ func clone(w *workload.Workload) *workload.Workload {
 	c.NodePools = append([]*v1.NodePool(nil), w.NodePools...)
 	c.Pods = append([]*corev1.Pod(nil), w.Pods...)
 	c.Nodes = append([]*corev1.Node(nil), w.Nodes...)
+	c.NodeClaims = append([]*v1.NodeClaim(nil), w.NodeClaims...)
 	c.DaemonSets = append(c.DaemonSets[:0:0], w.DaemonSets...)
 	cat := *w.Catalog
 	cat.InstanceTypes = append([]catalog.InstanceType(nil), w.Catalog.InstanceTypes...)
@@ -299,6 +335,11 @@ func reductions(w *workload.Workload) []*workload.Workload {
 		c := clone(w)
 		c.Nodes = append(c.Nodes[:i:i], w.Nodes[i+1:]...)
 		c.Pods = lo.Filter(c.Pods, func(p *corev1.Pod, _ int) bool { return p.Spec.NodeName != n.Name })
+		out = append(out, c)
+	}
+	for i := range w.NodeClaims {
+		c := clone(w)
+		c.NodeClaims = append(c.NodeClaims[:i:i], w.NodeClaims[i+1:]...)
 		out = append(out, c)
 	}
 	for i := range w.DaemonSets {

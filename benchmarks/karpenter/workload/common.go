@@ -34,8 +34,10 @@ type Options struct {
 
 // Workload is one scheduling input.
 type Workload struct {
-	Name       string
-	NodePools  []*v1.NodePool
+	Name      string
+	NodePools []*v1.NodePool
+	// In-flight NodeClaims (launched, no Node yet) and managed nodes' claims.
+	NodeClaims []*v1.NodeClaim
 	Pods       []*corev1.Pod
 	Nodes      []*corev1.Node
 	DaemonSets []*appsv1.DaemonSet
@@ -97,12 +99,15 @@ func NodePool(name string, spec v1.NodePoolSpec) *v1.NodePool {
 func q(s string) resource.Quantity { return resource.MustParse(s) }
 
 // ManifestBytes renders the workload's objects as one multi-document YAML
-// stream (NodePools, Nodes, DaemonSets, then pods).
+// stream (NodePools, NodeClaims, Nodes, DaemonSets, then pods).
 func (w *Workload) ManifestBytes() ([]byte, error) {
 	mw := &manifests.Writer{}
 	var objs []any
 	for _, np := range w.NodePools {
 		objs = append(objs, np)
+	}
+	for _, nc := range w.NodeClaims {
+		objs = append(objs, nc)
 	}
 	for _, n := range w.Nodes {
 		objs = append(objs, n)

@@ -29,7 +29,7 @@ func Read(dir string) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workload{Name: filepath.Base(dir), NodePools: objs.NodePools, Pods: objs.Pods, Nodes: objs.Nodes,
+	w := &Workload{Name: filepath.Base(dir), NodePools: objs.NodePools, NodeClaims: objs.NodeClaims, Pods: objs.Pods, Nodes: objs.Nodes,
 		DaemonSets: objs.DaemonSets, Catalog: cat}
 	b, err := os.ReadFile(filepath.Join(dir, "options.yaml"))
 	if err == nil {

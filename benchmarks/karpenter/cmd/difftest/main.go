@@ -5,12 +5,15 @@
 //	difftest -n 1000 -reps 8 -cases ../cases
 //	difftest -against karpenter -n 100     # Karpenter against itself
 //	difftest -w DIR                         # judge one saved workload
+//	difftest -gen varied -n 2000 -reps 8    # the varied generator
+//	difftest -gen varied -n 20 -write DIR   # write the clusters, judge nothing
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/nodeplan/nodeplan/benchmarks/karpenter/nodeplanside"
@@ -27,8 +30,19 @@ func main() {
 	maxSaved := flag.Int("max-saved", 40, "minimize and save at most this many disagreements (0: all)")
 	against := flag.String("against", "nodeplan", "nodeplan, or karpenter (Karpenter against itself)")
 	dir := flag.String("w", "", "judge one workload directory and print the differences")
+	gen := flag.String("gen", "random", "cluster generator: random (workload.Random) or varied (workload.Varied)")
+	write := flag.String("write", "", "write the -n generated clusters to DIR/<gen>-<seed> instead of judging them")
 	flag.Parse()
+	cfg := sidebyside.Config{N: *n, SeedStart: *seed, Reps: *reps, CasesDir: *cases, Minimize: *minimize,
+		MaxSaved: *maxSaved, Random: workload.DefaultRandomConfig, Generator: *gen}
 
+	if *write != "" {
+		if err := writeClusters(cfg, *write); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
 	var other sidebyside.Scheduler = nodeplanside.Schedule
 	if *against == "karpenter" {
 		other = sidebyside.KarpenterScheduler
@@ -46,27 +60,60 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		fmt.Printf("pods %d/%d agree; NodeClaims %d vs %d; cost %.6f vs %.6f; Karpenter nondeterministic: %v; agree with some Karpenter run: %v\n",
-			v.Result.PodsAgree, v.Result.Pods, v.Result.ClaimsA, v.Result.ClaimsB, v.Result.CostA, v.Result.CostB,
-			v.KarpenterNondeterministic, v.Best.Agree())
-		if v.NodeplanE != nil {
-			fmt.Println("nodeplan error:", v.NodeplanE)
-		}
-		for _, d := range v.Result.Diffs {
-			fmt.Println(d)
-		}
+		printVerdict(v)
 		if !v.Best.Agree() {
 			os.Exit(1)
 		}
 		return
 	}
 	start := time.Now()
-	s, err := sidebyside.Run(sidebyside.Config{N: *n, SeedStart: *seed, Reps: *reps, CasesDir: *cases, Minimize: *minimize,
-		MaxSaved: *maxSaved, Random: workload.DefaultRandomConfig}, other, os.Stdout)
+	s, err := sidebyside.Run(cfg, other, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Printf("\n== differential: seeds %d..%d, Karpenter runs per cluster %d, %s ==\n", *seed, *seed+int64(*n)-1, *reps, time.Since(start).Round(time.Second))
+	fmt.Printf("\n== differential: generator %s, seeds %d..%d, Karpenter runs per cluster %d, %s ==\n", *gen, *seed, *seed+int64(*n)-1, *reps, time.Since(start).Round(time.Second))
 	s.Print(os.Stdout)
+}
+
+// printVerdict prints one workload's comparison: the summary against the
+// first Karpenter run and against the best, Karpenter against itself, then
+// the per-pod differences against each.
+func printVerdict(v *sidebyside.Verdict) {
+	r, b := v.Result, v.Best
+	fmt.Printf("against the first Karpenter run: pods %d/%d agree; NodeClaims %d vs %d; cost %.6f vs %.6f; agree: %v\n",
+		r.PodsAgree, r.Pods, r.ClaimsA, r.ClaimsB, r.CostA, r.CostB, r.Agree())
+	fmt.Printf("against the best of %d runs (run %d): pods %d/%d agree; NodeClaims %d vs %d; cost %.6f vs %.6f; agree: %v\n",
+		len(v.Karpenter), v.BestRun+1, b.PodsAgree, b.Pods, b.ClaimsA, b.ClaimsB, b.CostA, b.CostB, b.Agree())
+	if v.Self != nil {
+		fmt.Printf("Karpenter against itself (run 2 vs run 1): pods %d/%d agree; %d different answers in %d runs; nondeterministic: %v\n",
+			v.Self.PodsAgree, v.Self.Pods, v.KarpenterAnswers, len(v.Karpenter), v.KarpenterNondeterministic)
+	}
+	if v.NodeplanE != nil {
+		fmt.Println("nodeplan error:", v.NodeplanE)
+	}
+	for _, d := range r.Diffs {
+		fmt.Println("first run:", d)
+	}
+	if v.BestRun != 0 {
+		for _, d := range b.Diffs {
+			fmt.Printf("best run (%d): %s\n", v.BestRun+1, d)
+		}
+	}
+}
+
+// writeClusters writes the configured generator's N clusters as workload
+// directories, so they can be read, replayed (-w) or fed to other tools.
+func writeClusters(cfg sidebyside.Config, dir string) error {
+	for i := 0; i < cfg.N; i++ {
+		seed := cfg.SeedStart + int64(i)
+		w, _, err := cfg.Make(seed)
+		if err != nil {
+			return err
+		}
+		if err := w.Write(filepath.Join(dir, fmt.Sprintf("%s-%d", cfg.Generator, seed))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
