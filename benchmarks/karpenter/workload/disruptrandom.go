@@ -285,5 +285,3 @@ func (g *dgen) launchable(np *v1.NodePool, its []*cloudprovider.InstanceType) (*
 	c := choices[g.r.Intn(len(choices))]
 	return c.it, c.off, true
 }
-
-
