@@ -1,0 +1,96 @@
+// Command disruptdiff is the differential test of disruption: random
+// clusters (workload.RandomDisruption) decided by Karpenter's disruption
+// methods (several runs each, package kdisrupt) and by nodeplan's Disrupt
+// (through the Go binding), compared on the decision (method, reason,
+// candidate nodes, delete or replace, replacement options), budgets,
+// candidate eligibility and the Consolidatable/Drifted conditions.
+// Disagreements are minimized and saved under -cases.
+//
+//	go run ./cmd/disruptdiff -n 1000 -reps 4 -cases cases/disruption
+//	go run ./cmd/disruptdiff -w cases/disruption/<name> -reps 20   # replay one
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/nodeplanside"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/sidebyside"
+	"github.com/nodeplan/nodeplan/benchmarks/karpenter/workload"
+)
+
+func main() {
+	n := flag.Int("n", 100, "random clusters")
+	seed := flag.Int64("seed", 0, "first seed")
+	reps := flag.Int("reps", 4, "Karpenter runs per cluster")
+	cases := flag.String("cases", "", "directory to save minimized disagreements in (\"\": do not save)")
+	maxSaved := flag.Int("max-saved", 20, "save at most this many cases")
+	replay := flag.String("w", "", "judge this one case directory instead")
+	verbose := flag.Bool("v", false, "print every disagreement")
+	flag.Parse()
+
+	if *replay != "" {
+		c, err := workload.ReadDisruptCase(*replay)
+		if err != nil {
+			fail(err)
+		}
+		v, err := sidebyside.JudgeDisrupt(c, nodeplanside.Disrupt, *reps)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Print(v.Describe())
+		if !v.Agree() {
+			os.Exit(1)
+		}
+		return
+	}
+
+	start := time.Now()
+	var sum sidebyside.DisruptSummary
+	saved := 0
+	for i := 0; i < *n; i++ {
+		s := *seed + int64(i)
+		c := workload.RandomDisruption(s, workload.DefaultDisruptionConfig)
+		v, err := sidebyside.JudgeDisrupt(c, nodeplanside.Disrupt, *reps)
+		if err != nil {
+			fail(fmt.Errorf("seed %d: %w", s, err))
+		}
+		sum.Add(v)
+		if v.Agree() {
+			continue
+		}
+		kind := v.Kind()
+		if *verbose {
+			fmt.Printf("seed %d: %s\n%s", s, kind, v.Describe())
+		} else {
+			fmt.Printf("seed %d: %s disagreement\n", s, kind)
+		}
+		if *cases == "" || saved >= *maxSaved {
+			continue
+		}
+		small := sidebyside.MinimizeDisrupt(c, func(d *workload.DisruptCase) bool {
+			w, err := sidebyside.JudgeDisrupt(d, nodeplanside.Disrupt, *reps)
+			return err == nil && !w.Agree() && w.Kind() == kind
+		})
+		w, err := sidebyside.JudgeDisrupt(small, nodeplanside.Disrupt, *reps)
+		if err != nil {
+			fail(err)
+		}
+		dir := filepath.Join(*cases, fmt.Sprintf("disrupt-%d", s))
+		if err := sidebyside.SaveDisruptCase(dir, small, w); err != nil {
+			fail(err)
+		}
+		saved++
+		fmt.Printf("  minimized to %d nodes, %d pods: %s\n", len(small.Nodes), len(small.Pods), dir)
+	}
+	fmt.Printf("\ndisruptdiff -n %d -seed %d -reps %d (%s)\n", *n, *seed, *reps, time.Since(start).Round(time.Second))
+	sum.Print(os.Stdout)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "disruptdiff:", err)
+	os.Exit(1)
+}
