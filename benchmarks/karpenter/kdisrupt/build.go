@@ -127,7 +127,7 @@ func Build(c *workload.DisruptCase) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	kubeClient := fakecr.NewClientBuilder().WithObjects(objs...).
+	var kubeClient client.Client = fakecr.NewClientBuilder().WithObjects(objs...).
 		WithStatusSubresource(&v1.NodeClaim{}, &v1.NodePool{}).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 			return []string{o.(*corev1.Pod).Spec.NodeName}
@@ -166,6 +166,12 @@ func Build(c *workload.DisruptCase) (*Env, error) {
 		}
 	}
 
+	// From here on nothing writes pods: serve pod lists from an index.
+	cached, err := newPodCache(ctx, kubeClient)
+	if err != nil {
+		return nil, err
+	}
+	kubeClient = cached
 	cluster := state.NewCluster(clk, kubeClient, cp)
 	clusterCost := cost.NewClusterCost(ctx, cp, kubeClient)
 	npList := &v1.NodePoolList{}

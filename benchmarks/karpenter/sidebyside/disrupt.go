@@ -295,7 +295,7 @@ func (s *DisruptSummary) Add(v *DisruptVerdict) {
 	if v.SelfAgrees {
 		s.KarpenterSelfAgree++
 	}
-	s.Methods[lo(v.Karpenter[0].GetMethod(), "none")]++
+	s.Methods[orNone(v.Karpenter[0].GetMethod())]++
 	if len(v.Karpenter[0].GetCommands()) > 0 {
 		s.WithCommand++
 	}
@@ -320,9 +320,9 @@ func (s *DisruptSummary) Add(v *DisruptVerdict) {
 	}
 }
 
-func lo(s, def string) string {
+func orNone(s string) string {
 	if s == "" {
-		return def
+		return "none"
 	}
 	return s
 }
