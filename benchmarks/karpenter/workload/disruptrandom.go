@@ -31,7 +31,15 @@ var DefaultDisruptionConfig = DisruptionConfig{MaxInstanceTypes: 10, MaxNodePool
 type dgen struct {
 	rgen
 	b *DisruptBuilder
+	// consolidation: a cluster meant for consolidation (few empty or
+	// drifted nodes, permissive budgets, consolidateAfter mostly 0s), so
+	// the generator reaches multi- and single-node consolidation, delete
+	// and replace, as often as emptiness and drift.
+	consolidation bool
 }
+
+// p scales a probability down in consolidation clusters.
+func (g *dgen) p(x float64) float64 { return lo.Ternary(g.consolidation, x/4, x) }
 
 // RandomDisruption generates a reproducible disruption cluster from a seed:
 // 1-3 NodePools (weights; capacity-type, family, zone and arch requirements;
@@ -41,12 +49,14 @@ type dgen struct {
 // offerings, some empty, some underutilized, some full; pods from
 // ReplicaSets and bare pods with PDBs; do-not-disrupt on nodes and pods
 // (permanent and timed); a DaemonSet; drift by NodePool hash, hash version,
-// requirements and the provider; uninitialized, NotReady and deleting nodes;
+// requirements and the provider; uninitialized, NotReady and deleting nodes,
+// nodes marked for deletion by an in-flight command and nominated nodes;
 // sometimes pending pods and spot-to-spot consolidation.
 func RandomDisruption(seed int64, cfg DisruptionConfig) *DisruptCase {
 	g := &dgen{rgen: rgen{r: rand.New(rand.NewSource(seed)), cfg: RandomConfig{MaxInstanceTypes: cfg.MaxInstanceTypes}}}
 	cat := g.catalog()
 	g.b = NewDisruptBuilder(fmt.Sprintf("disrupt-%d", seed), cat)
+	g.consolidation = g.chance(0.5)
 	its := lo.Values(g.b.its)
 	sort.Slice(its, func(i, j int) bool { return its[i].Name < its[j].Name })
 
@@ -87,12 +97,12 @@ func RandomDisruption(seed int64, cfg DisruptionConfig) *DisruptCase {
 		}
 		s.DoNotDisrupt = g.chance(0.05)
 		switch x := g.r.Float64(); {
-		case x < 0.10:
+		case x < g.p(0.10):
 			s.Hash = "1234567890"
-		case x < 0.15:
+		case x < g.p(0.15):
 			s.HashVersion = "v2"
 			s.Hash = "1234567890"
-		case x < 0.20:
+		case x < g.p(0.20):
 			// A label the NodePool's requirements reject (requirement drift),
 			// when the pool constrains the capacity type.
 			if np.Spec.Template.Spec.Requirements != nil {
@@ -107,7 +117,15 @@ func RandomDisruption(seed int64, cfg DisruptionConfig) *DisruptCase {
 			s.TerminationGracePeriod = lo.ToPtr(time.Hour)
 		}
 		n := g.b.ManagedNode(np, s)
-		if g.chance(0.05) {
+		switch x := g.r.Float64(); {
+		case x < 0.04 && !s.Deleting:
+			// Taken by an in-flight command: tainted, pods still bound.
+			n.Spec.Taints = append(n.Spec.Taints, v1.DisruptedNoScheduleTaint)
+			g.b.Case.Params.MarkedForDeletion = append(g.b.Case.Params.MarkedForDeletion, n.Name)
+		case x < 0.08:
+			g.b.Case.Params.Nominated = append(g.b.Case.Params.Nominated, n.Name)
+		}
+		if g.chance(g.p(0.05)) {
 			g.b.Case.Params.ProviderDrifted = lo.Assign(g.b.Case.Params.ProviderDrifted,
 				map[string]string{g.b.Case.NodeClaims[len(g.b.Case.NodeClaims)-1].Name: "ImageDrifted"})
 		}
@@ -145,7 +163,7 @@ func RandomDisruption(seed int64, cfg DisruptionConfig) *DisruptCase {
 		}
 		var count int
 		switch x := g.r.Float64(); {
-		case x < 0.25:
+		case x < g.p(0.25):
 			count = 0 // empty
 		case x < 0.6:
 			count = 1 + g.r.Intn(2) // underutilized
@@ -237,8 +255,11 @@ func (g *dgen) disruptionPool(i int) *v1.NodePool {
 		d.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmptyOrUnderutilized
 	}
 	d.ConsolidateAfter = v1.MustParseNillableDuration(g.pick([]string{"0s", "0s", "30s", "5m", "1h", "Never"}))
+	if g.consolidation && g.chance(0.6) {
+		d.ConsolidateAfter = v1.MustParseNillableDuration("0s")
+	}
 	switch x := g.r.Float64(); {
-	case x < 0.3:
+	case x < 0.3 || (g.consolidation && x < 0.6):
 		// the default budget
 	case x < 0.45:
 		d.Budgets = []v1.Budget{{Nodes: "0"}}

@@ -81,6 +81,12 @@ func TestRandomDisruptionCoverage(t *testing.T) {
 		if len(c.DaemonSets) > 0 {
 			seen["daemonset"] = true
 		}
+		if len(c.Params.MarkedForDeletion) > 0 {
+			seen["marked for deletion"] = true
+		}
+		if len(c.Params.Nominated) > 0 {
+			seen["nominated"] = true
+		}
 		if len(c.Params.ProviderDrifted) > 0 {
 			seen["provider drift"] = true
 		}
@@ -103,7 +109,7 @@ func TestRandomDisruptionCoverage(t *testing.T) {
 	}
 	for _, want := range []string{"policy WhenEmpty", "policy WhenEmptyOrUnderutilized", "policy Balanced", "cron budget",
 		"reason budget", "weight", "deleting", "hash version", "capacity spot", "capacity on-demand", "pdb", "daemonset",
-		"provider drift", "pod do-not-disrupt", "bare pod", "node do-not-disrupt", "uninitialized"} {
+		"provider drift", "marked for deletion", "nominated", "pod do-not-disrupt", "bare pod", "node do-not-disrupt", "uninitialized"} {
 		if !seen[want] {
 			t.Errorf("300 seeds never produce: %s", want)
 		}
