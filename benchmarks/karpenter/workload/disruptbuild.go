@@ -34,8 +34,12 @@ type DisruptBuilder struct {
 	nodes int
 }
 
-// NewDisruptBuilder starts a case on a catalog, at DisruptNow.
+// NewDisruptBuilder starts a case on a catalog, at DisruptNow. The catalog
+// gets the apiVersion and kind the CLI's --catalog file needs, so a case
+// directory also runs as `nodeplan disrupt -f manifests.yaml --catalog
+// catalog.yaml --now ...`.
 func NewDisruptBuilder(name string, cat *catalog.Catalog) *DisruptBuilder {
+	cat.APIVersion, cat.Kind = "nodeplan.dev/v1", "Catalog"
 	b := &DisruptBuilder{Case: &DisruptCase{Name: name, Catalog: cat,
 		Params: DisruptParams{Now: DisruptNow.Format(time.RFC3339)}},
 		its: map[string]*cloudprovider.InstanceType{}, cat: map[string]catalog.InstanceType{}}
