@@ -69,6 +69,24 @@ func main() {
 			if again.Agree() {
 				nondet++
 				fmt.Printf("seed %d: nodeplan's decision is one of %d Karpenter runs (Karpenter's nondeterminism)\n", s, *recheck)
+				if *cases != "" && saved < *maxSaved {
+					// Keep a minimized witness: Karpenter still gives more
+					// than one answer and one of them is nodeplan's.
+					small := sidebyside.MinimizeDisrupt(c, func(d *workload.DisruptCase) bool {
+						w, err := sidebyside.JudgeDisrupt(d, nodeplanside.Disrupt, *recheck/2)
+						return err == nil && w.Agree() && w.KarpenterNondeterministic
+					})
+					w, err := sidebyside.JudgeDisrupt(small, nodeplanside.Disrupt, *recheck)
+					if err != nil {
+						fail(err)
+					}
+					dir := filepath.Join(*cases, fmt.Sprintf("nondeterministic-%d", s))
+					if err := sidebyside.SaveDisruptCase(dir, small, w); err != nil {
+						fail(err)
+					}
+					saved++
+					fmt.Printf("  witness minimized to %d nodes, %d pods: %s\n", len(small.Nodes), len(small.Pods), dir)
+				}
 			}
 			v = again
 		}
