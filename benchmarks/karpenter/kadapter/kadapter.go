@@ -57,6 +57,12 @@ func init() {
 // started (the fake provider's init has added its own keys by then).
 var baseWellKnownLabels = sets.New(v1.WellKnownLabels.UnsortedList()...)
 
+// SetWellKnownLabels makes Karpenter's well-known label set the process's
+// initial set plus a catalog's wellKnownLabels (a package variable).
+func SetWellKnownLabels(extra []string) {
+	v1.WellKnownLabels = baseWellKnownLabels.Clone().Insert(extra...)
+}
+
 // Prepared is a scheduler built for one input, ready to Solve. Like the
 // benchmark, it may be solved repeatedly; Karpenter's scheduler keeps the
 // NodeClaims and topology counts of earlier Solve calls.
@@ -93,7 +99,7 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	v1.WellKnownLabels = baseWellKnownLabels.Clone().Insert(w.Catalog.WellKnownLabels...)
+	SetWellKnownLabels(w.Catalog.WellKnownLabels)
 
 	opts := test.Options()
 	if w.Options.PreferencePolicy == "Ignore" {

@@ -13,6 +13,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"sigs.k8s.io/yaml"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -25,6 +26,7 @@ type Objects struct {
 	Pods       []*corev1.Pod
 	Nodes      []*corev1.Node
 	DaemonSets []*appsv1.DaemonSet
+	PDBs       []*policyv1.PodDisruptionBudget
 	// Kinds that were read but have no role in the comparison (NodeClasses,
 	// Namespaces, ...), counted by kind.
 	Ignored map[string]int
@@ -128,13 +130,13 @@ func (o *Objects) addDocument(doc []byte) error {
 	switch tm.Kind {
 	case "NodePool":
 		x := &v1.NodePool{}
-		if err := yaml.Unmarshal(doc, x); err != nil {
+		if err := yaml.Unmarshal(defaultKarpenter(doc, tm.Kind), x); err != nil {
 			return err
 		}
 		o.NodePools = append(o.NodePools, x)
 	case "NodeClaim":
 		x := &v1.NodeClaim{}
-		if err := yaml.Unmarshal(doc, x); err != nil {
+		if err := yaml.Unmarshal(defaultKarpenter(doc, tm.Kind), x); err != nil {
 			return err
 		}
 		o.NodeClaims = append(o.NodeClaims, x)
@@ -162,6 +164,15 @@ func (o *Objects) addDocument(doc []byte) error {
 			x.Namespace = "default"
 		}
 		o.DaemonSets = append(o.DaemonSets, x)
+	case "PodDisruptionBudget":
+		x := &policyv1.PodDisruptionBudget{}
+		if err := yaml.Unmarshal(doc, x); err != nil {
+			return err
+		}
+		if x.Namespace == "" {
+			x.Namespace = "default"
+		}
+		o.PDBs = append(o.PDBs, x)
 	default:
 		o.Ignored[tm.Kind]++
 	}
@@ -189,3 +200,41 @@ func (w *Writer) Bytes() []byte { return w.buf.Bytes() }
 
 // WriteFile writes the stream to path.
 func (w *Writer) WriteFile(path string) error { return os.WriteFile(path, w.buf.Bytes(), 0o644) }
+
+// defaultKarpenter applies, on the raw document, the CRD defaults whose
+// typed zero value would read as "Never": a NodePool's
+// spec.disruption.consolidateAfter (0s) and spec.template.spec.expireAfter
+// (720h), a NodeClaim's spec.expireAfter (720h). An API server applies them
+// before anyone reads the object; a typed decode cannot tell them apart.
+func defaultKarpenter(doc []byte, kind string) []byte {
+	var m map[string]any
+	if err := yaml.Unmarshal(doc, &m); err != nil || m == nil {
+		return doc
+	}
+	child := func(parent map[string]any, key string) map[string]any {
+		c, ok := parent[key].(map[string]any)
+		if !ok {
+			c = map[string]any{}
+			parent[key] = c
+		}
+		return c
+	}
+	setDefault := func(obj map[string]any, key, value string) {
+		if _, ok := obj[key]; !ok {
+			obj[key] = value
+		}
+	}
+	spec := child(m, "spec")
+	switch kind {
+	case "NodePool":
+		setDefault(child(spec, "disruption"), "consolidateAfter", "0s")
+		setDefault(child(child(spec, "template"), "spec"), "expireAfter", "720h")
+	case "NodeClaim":
+		setDefault(spec, "expireAfter", "720h")
+	}
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return doc
+	}
+	return out
+}

@@ -22,7 +22,24 @@ func main() {
 	random := flag.Int64("random", 0, "random cluster seed")
 	hash := flag.Int64("hash", 0, "NodePool-hash probe seed")
 	seed := flag.Int64("seed", workload.BenchmarkSeed, "PRNG seed of the benchmark shapes")
+	disruptScale := flag.Int("disrupt-scale", 0, "disruption benchmark cluster with this many nodes (30 pods each)")
+	disruptRandom := flag.Int64("disrupt-random", -1, "random disruption cluster seed")
 	flag.Parse()
+	if *disruptScale > 0 || *disruptRandom >= 0 {
+		c := workload.ScaleDisruption(*disruptScale, 30)
+		if *disruptRandom >= 0 {
+			c = workload.RandomDisruption(*disruptRandom, workload.DefaultDisruptionConfig)
+		}
+		if *out == "" {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if err := c.Write(*out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	var w *workload.Workload
 	switch {
 	case *diverse > 0:
