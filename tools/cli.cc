@@ -112,9 +112,23 @@ absl::StatusOr<v1::Catalog> LoadCatalogFile(const std::string& ref) {
   absl::StatusOr<v1::ManifestSet> set = Load({ref});
   if (!set.ok()) return set.status();
   if (set->catalogs_size() != 1) {
+    // Say why a document did not count (a skipped kind, e.g. a Catalog of
+    // another apiVersion), not only how many did.
+    std::string why;
+    for (const v1::Finding& f : set->findings()) {
+      absl::StrAppend(&why, "\n  ", f.object(), ": ", f.message());
+    }
     return absl::InvalidArgumentError(absl::StrCat(
-        ref, ": --catalog needs exactly one Catalog document, found ",
-        set->catalogs_size()));
+        ref, ": --catalog needs exactly one Catalog document (apiVersion ",
+        "nodeplan.dev/v1, kind Catalog), found ", set->catalogs_size(), why));
+  }
+  // An empty catalog means nothing can launch; a request without a catalog
+  // would plan on the embedded one instead, which is not what was asked.
+  if (set->catalogs(0).instance_types().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ref,
+        ": instanceTypes: the catalog has no instance types, so nothing could "
+        "launch; use --catalog aws for the embedded catalog"));
   }
   return set->catalogs(0);
 }

@@ -236,3 +236,21 @@ func TestErrorType(t *testing.T) {
 		t.Fatalf("%q", e.Error())
 	}
 }
+
+// docs/LIMITS.md: past a limit the call fails with RESOURCE_EXHAUSTED,
+// naming the limit and the field.
+func TestLimitsAreResourceExhausted(t *testing.T) {
+	m, err := nodeplan.LoadManifests(deploymentYAML, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := int32(2147483647)
+	m.Deployments[0].Spec.Replicas = &replicas
+	_, err = nodeplan.Schedule(&nodeplanv1.ScheduleRequest{
+		Deployments: m.Deployments, CatalogRef: "aws"})
+	if !errors.Is(err, nodeplan.ErrResourceExhausted) ||
+		!strings.Contains(err.Error(), "spec.replicas") ||
+		!strings.Contains(err.Error(), "kMaxReplicas") {
+		t.Fatalf("err = %v, want RESOURCE_EXHAUSTED naming spec.replicas", err)
+	}
+}

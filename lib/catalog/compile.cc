@@ -15,6 +15,7 @@
 #include "catalog/overlay.h"
 #include "catalog/text_cache.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/limits.h"
 
 namespace nodeplan {
 namespace {
@@ -380,6 +381,12 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
       return error(
           absl::StrCat("price: ", o.price(), " is not a non-negative number"));
     }
+    if (o.price() > limits::kMaxPricePerHour) {
+      return error(
+          absl::StrCat("price: ", o.price(), " exceeds the limit of ",
+                       limits::kMaxPricePerHour,
+                       " per hour (nodeplan::limits::kMaxPricePerHour)"));
+    }
     c.price = o.price();
     c.available = !o.has_available() || o.available();
     c.estimated_price = o.estimated_price();
@@ -387,6 +394,14 @@ absl::Status CompileOfferings(const v1::InstanceType& in, int i,
       return error("reservationCapacity is negative");
     }
     c.reservation_capacity = o.reservation_capacity();
+    // Karpenter's reserved offerings always name their reservation: the
+    // NodeClaim's reservation-id requirement is built from it.
+    if (o.capacity_type() == labels::kCapacityTypeReserved &&
+        o.reservation_id().empty()) {
+      return error(
+          "reservationID: Required value: a reserved offering names its "
+          "capacity reservation");
+    }
     if (!o.reservation_id().empty()) {
       if (ctx.reservation_id_key == kNoId) {
         return error("reservationID needs a reservation-id label key");
@@ -472,8 +487,17 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileCatalog(
     Interner& interner) {
   const std::vector<std::string> well_known(catalog.well_known_labels().begin(),
                                             catalog.well_known_labels().end());
+  // The catalog may name its provider's reservation-id label.
+  CatalogCompileOptions own;
+  const CatalogCompileOptions* effective = &options;
+  if (!catalog.reservation_id_label().empty()) {
+    own.overlays = options.overlays;
+    own.unavailable = options.unavailable;
+    own.reservation_id_label = catalog.reservation_id_label();
+    effective = &own;
+  }
   catalog::CompiledCatalogBuilder builder(catalog.region(), catalog.source(),
-                                          well_known, options, interner);
+                                          well_known, *effective, interner);
   CompileContext ctx(builder);
   const int n = catalog.instance_types_size();
   std::vector<CompiledInstanceType>& types = builder.StartTypes(n);

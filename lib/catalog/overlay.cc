@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "nodeplan/limits.h"
 
 namespace nodeplan::catalog {
 namespace {
@@ -109,6 +110,12 @@ absl::StatusOr<PriceChange> ParsePrice(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat(
         "spec.price: \"", text, "\" is not a non-negative decimal"));
   }
+  if (!(change.amount <= limits::kMaxPricePerHour)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.price: \"", text, "\" exceeds the limit of ",
+                     limits::kMaxPricePerHour,
+                     " per hour (nodeplan::limits::kMaxPricePerHour)"));
+  }
   return change;
 }
 
@@ -132,6 +139,11 @@ absl::StatusOr<PriceChange> ParsePriceAdjustment(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat(
         "spec.priceAdjustment: \"", text, "\" is not a signed decimal"));
   }
+  if (!(amount <= limits::kMaxPricePerHour)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.priceAdjustment: \"", text, "\" exceeds the limit of ",
+        limits::kMaxPricePerHour, " (nodeplan::limits::kMaxPricePerHour)"));
+  }
   change.amount = sign * amount;
   return change;
 }
@@ -149,7 +161,9 @@ double AdjustedPrice(double price, const PriceChange& change) {
       adjusted = price * (1 + change.amount / 100);
       break;
   }
-  return adjusted < 0 ? 0 : adjusted;
+  // A percentage of a price within the limit can pass it: held at the
+  // limit, so that sums of prices stay finite.
+  return std::clamp(adjusted, 0.0, limits::kMaxPricePerHour);
 }
 
 void ApplyNodeOverlays(absl::Span<const v1::NodeOverlay> overlays,

@@ -17,6 +17,7 @@
 #include "disruption/request_simulator.h"
 #include "nodeplan/library_version.h"
 #include "nodeplan/quantity.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan {
 namespace {
@@ -109,6 +110,13 @@ struct Pass {
   static absl::StatusOr<std::unique_ptr<Pass>> Start(
       const v1::DisruptRequest& request) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
+    validation::Workload workload;
+    workload.pods = &request.pods();
+    workload.deployments = &request.deployments();
+    workload.node_pools = &request.node_pools();
+    if (absl::Status s = validation::CheckWorkload(workload); !s.ok()) {
+      return s;
+    }
     absl::StatusOr<std::unique_ptr<ClusterView>> view =
         ClusterView::Build(request);
     if (!view.ok()) return view.status();

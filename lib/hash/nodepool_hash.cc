@@ -117,8 +117,10 @@ absl::StatusOr<uint64_t> HashSpec(const v1::NodeClaimTemplate& t,
   const v1::NodeClaimTemplateSpec& spec = t.spec();
   constexpr absl::string_view kPath = "spec.template.spec";
   uint64_t h = Fnv1("NodeClaimTemplateSpec");
-  // Go's IsZero counts the hash-ignored Requirements too.
-  *is_zero = spec.requirements().empty();
+  // Go's IsZero counts the hash-ignored Requirements too (an empty but
+  // present list is not nil, so not zero).
+  *is_zero =
+      spec.requirements().empty() && !PresentEmpty(t, "spec.requirements");
 
   const bool taints = !spec.taints().empty() || PresentEmpty(t, "spec.taints");
   if (taints) {

@@ -1,13 +1,18 @@
 #include "manifest/builder.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/reflection.h"
 #include "nodeplan/v1/karpenter.pb.h"
@@ -109,6 +114,66 @@ bool ParseDouble(absl::string_view text, double* out) {
   return ec == std::errc() && ptr == e && std::isfinite(*out);
 }
 
+// YAML 1.1's merge key: kubectl's reader would merge the mapping it names;
+// nodeplan does not, and must not take "<<" for a field or a resource name.
+bool IsMergeKey(const Node& key) { return key.plain && key.text() == "<<"; }
+constexpr char kMergeKeyError[] =
+    "YAML merge keys (<<) are not supported; write the keys out in full";
+
+// Levenshtein distance, ASCII case folded (reservationId vs reservationID
+// is 0 here, so a case slip always finds its field).
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      const bool same =
+          absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
+          absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] =
+          std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown field "reservationId"; did you mean "reservationID"?" The
+// nearest of the message's JSON names; keys longer than any field name are
+// not compared (bounded work for hostile keys).
+std::string UnknownFieldMessage(absl::string_view key,
+                                const MessageSchema& schema) {
+  std::string shown(key.substr(0, 60));
+  if (key.size() > 60) shown += "...";
+  std::string message = absl::StrCat("unknown field \"", shown, "\"");
+  const auto* d = schema.descriptor;
+  if (d == nullptr || key.size() > 64) return message;
+  std::string best;
+  size_t best_distance = 0;
+  for (int f = 0; f < d->field_count(); ++f) {
+    const std::string& name = d->field(f)->json_name();
+    const size_t distance = EditDistance(key, name);
+    if (best.empty() || distance < best_distance) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  if (!best.empty() && best_distance <= std::max<size_t>(2, key.size() / 3)) {
+    absl::StrAppend(&message, "; did you mean \"", best, "\"?");
+  } else {
+    std::vector<std::string> names;
+    for (int f = 0; f < d->field_count(); ++f) {
+      names.push_back(d->field(f)->json_name());
+    }
+    std::sort(names.begin(), names.end());
+    absl::StrAppend(&message, "; known fields: ", absl::StrJoin(names, ", "));
+  }
+  return message;
+}
+
 }  // namespace
 
 bool Builder::Fail(uint32_t node, std::string message) {
@@ -139,7 +204,11 @@ bool Builder::Fill(uint32_t node, const MessageSchema& schema,
     if (key.type != NodeType::kScalar) {
       return Fail(i, "mapping keys must be scalars");
     }
+    if (IsMergeKey(key)) return Fail(i, kMergeKeyError);
     const FieldInfo* field = schema.Find(key.text());
+    if (field == nullptr && strict_) {
+      return Fail(i, UnknownFieldMessage(key.text(), schema));
+    }
     if (field == nullptr) {
       if (!schema.unmodelled_keys.empty() && !IsEmpty(value)) {
         auto it = schema.unmodelled_keys.find(key.text());
@@ -217,6 +286,7 @@ bool Builder::FillMap(uint32_t value, const FieldInfo& field,
     if (key.type != NodeType::kScalar) {
       return Fail(k, "mapping keys must be scalars");
     }
+    if (IsMergeKey(key)) return Fail(k, kMergeKeyError);
     bool duplicate = false;
     if (large.empty() && small.size() < 16) {
       for (absl::string_view s : small)

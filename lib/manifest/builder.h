@@ -22,7 +22,11 @@ struct Problem {
 
 class Builder {
  public:
-  explicit Builder(const Tape& tape) : tape_(tape) {}
+  // `strict`: an unknown key is an error naming the nearest known field
+  // (nodeplan's own formats, such as catalogs); otherwise it is skipped
+  // (Kubernetes objects carry many fields nodeplan does not model).
+  explicit Builder(const Tape& tape, bool strict = false)
+      : tape_(tape), strict_(strict) {}
 
   // Fills `message` (whose schema is `schema`) from the mapping at `node`.
   // On false, error() says what and where; `message` may be half filled.
@@ -47,6 +51,7 @@ class Builder {
   bool IsEmpty(uint32_t node) const;
 
   const Tape& tape_;
+  const bool strict_;
   Problem error_;
   std::vector<Problem> findings_;
 };

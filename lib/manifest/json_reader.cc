@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "manifest/limits.h"
 #include "manifest/readers.h"
 
 namespace nodeplan::manifest {
@@ -30,7 +31,17 @@ class JsonReader {
     while (p_ < end_) {
       ++document;
       tape_.Clear();
+      // Only a mapping can be an object: refuse anything else before
+      // building its tape (a root list can be most of the input).
+      if (*p_ == '[') {
+        return RootNotMapping(document, line_,
+                              static_cast<uint32_t>(p_ - line_start_ + 1));
+      }
       if (!Value(0)) {
+        if (too_many_nodes_) {
+          return TooManyNodes(document, line_,
+                              static_cast<uint32_t>(p_ - line_start_ + 1));
+        }
         *syntax_error = true;
         return absl::InvalidArgumentError(absl::StrCat(
             "document ", document, ": JSON syntax error: ", error_, " (line ",
@@ -72,6 +83,10 @@ class JsonReader {
 
   bool Value(int depth) {
     if (p_ >= end_) return Fail("unexpected end of input");
+    if (tape_.nodes.size() >= kMaxDocumentNodes) {
+      too_many_nodes_ = true;
+      return Fail("too many nodes");
+    }
     switch (*p_) {
       case '{':
         return Object(depth + 1);
@@ -361,6 +376,7 @@ class JsonReader {
   const char* line_start_;
   uint32_t line_ = 1;
   const char* error_ = "";
+  bool too_many_nodes_ = false;
   DocumentSink sink_;
   Tape tape_;
 };

@@ -198,6 +198,14 @@ class Loader {
                              "catalog with instanceTypes")
                        : absl::StrCat("unsupported kind \"", kind,
                                       "\" of apiVersion \"", api_version, "\"");
+      // A known kind under another apiVersion: say which one is expected.
+      for (const KindEntry& k : kKinds) {
+        if (!kind.empty() && kind == k.kind) {
+          absl::StrAppend(&what, ": ", k.kind, " needs apiVersion \"",
+                          k.api_version, "\"");
+          break;
+        }
+      }
       if (!options_.skip_unknown_kinds()) {
         return Error(tape, root, root, document, item, what);
       }
@@ -209,7 +217,10 @@ class Loader {
     }
     google::protobuf::Message* object =
         set_->GetReflection()->AddMessage(set_, target->set_field);
-    Builder builder(tape);
+    // A catalog is nodeplan's own format: a misspelt field is an error,
+    // not a field silently left at its default.
+    Builder builder(
+        tape, /*strict=*/target == FindTarget(kCatalogApiVersion, "Catalog"));
     if (!builder.Fill(root, *target->schema, object)) {
       return Error(tape, root, builder.error().node, document, item,
                    builder.error().message);

@@ -47,7 +47,8 @@ const std::vector<PresentEmptyPath>* PresentEmptyPathsOf(const Descriptor* d) {
                                         {"metadata.labels", true},
                                         {"metadata.annotations", true},
                                         {"spec.taints", false},
-                                        {"spec.startupTaints", false}};
+                                        {"spec.startupTaints", false},
+                                        {"spec.requirements", false}};
   static const auto* const kDisruption =
       new std::vector<PresentEmptyPath>{{"budgets", false}};
   static const auto* const kBudget =

@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "manifest/limits.h"
 
 namespace nodeplan::manifest {
 
@@ -107,6 +108,25 @@ std::string PathTo(const Tape& tape, uint32_t root, uint32_t target) {
     }
   }
   return path;
+}
+
+}  // namespace nodeplan::manifest
+
+namespace nodeplan::manifest {
+
+absl::Status RootNotMapping(int document, uint32_t line, uint32_t column) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("document ", document,
+                   ": a document must be a mapping (an object) (line ", line,
+                   ", column ", column, ")"));
+}
+
+absl::Status TooManyNodes(int document, uint32_t line, uint32_t column) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "document ", document, ": more than ", kMaxDocumentNodes,
+      " YAML/JSON nodes in one document (nodeplan::limits::kMaxDocumentNodes; "
+      "line ",
+      line, ", column ", column, "); split the input into documents"));
 }
 
 }  // namespace nodeplan::manifest

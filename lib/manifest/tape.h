@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "nodeplan/limits.h"
 
 namespace nodeplan::manifest {
 
@@ -68,7 +69,7 @@ struct Tape {
 };
 
 // Deepest nesting the readers accept (Kubernetes objects need about 20).
-inline constexpr int kMaxDepth = 200;
+inline constexpr int kMaxDepth = limits::kMaxNestingDepth;
 
 // True for a plain scalar that YAML reads as null: "", "~", "null", "Null",
 // "NULL".

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "manifest/limits.h"
 #include "manifest/readers.h"
 
 namespace nodeplan::manifest {
@@ -81,6 +82,7 @@ class FastYamlReader {
         return absl::OkStatus();
       }
       if (!eof_ && !AtMarker()) return absl::OkStatus();
+      if (too_many_nodes_) return absl::OkStatus();
       while (!eof_ && AtMarker() && *p_ == '.') {
         p_ += 3;
         if (!FinishLine() || !SkipBlankLines()) return absl::OkStatus();
@@ -308,6 +310,11 @@ class FastYamlReader {
 
   void PushScalar(const char* data, size_t size, uint32_t line, uint32_t column,
                   bool plain) {
+    // Past the cap, stop growing the tape and let ReadYaml give the error.
+    if (tape_.nodes.size() >= kMaxDocumentNodes) {
+      too_many_nodes_ = true;
+      return;
+    }
     Node n;
     n.type = NodeType::kScalar;
     n.data = data;
@@ -325,6 +332,9 @@ class FastYamlReader {
   // False when nesting would exceed what ReadYaml accepts.
   bool Open(NodeType type, uint32_t line, uint32_t column, uint32_t* index) {
     if (open_ >= kMaxDepth) return false;
+    // ReadYaml refuses a root sequence at once, a too long tape at the cap.
+    if (tape_.nodes.empty() && type == NodeType::kSeqStart) return false;
+    if (tape_.nodes.size() >= kMaxDocumentNodes) return false;
     ++open_;
     *index = static_cast<uint32_t>(tape_.nodes.size());
     Node n;
@@ -1073,6 +1083,7 @@ class FastYamlReader {
   int open_ = 0;
   bool ascii_ = false;  // no byte above 0x7F: columns are byte offsets
   std::string scratch_;
+  bool too_many_nodes_ = false;
   DocumentSink sink_;
   Tape tape_;
 };

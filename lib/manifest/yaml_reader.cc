@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "manifest/limits.h"
 #include "manifest/readers.h"
 
 namespace nodeplan::manifest {
@@ -65,6 +67,30 @@ class Parser {
   bool has_event_ = false;
 };
 
+// Tags that only restate what the plain text already says (the core
+// schema's) are accepted; any other (!!binary, !!set, !custom...) would
+// need a decoding nodeplan does not do, so it is refused rather than passed
+// through undecoded.
+absl::Status CheckTag(const yaml_char_t* raw, const yaml_event_t& e) {
+  if (raw == nullptr) return absl::OkStatus();
+  static constexpr absl::string_view kAccepted[] = {
+      "tag:yaml.org,2002:str",   "tag:yaml.org,2002:int",
+      "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+      "tag:yaml.org,2002:null",  "tag:yaml.org,2002:map",
+      "tag:yaml.org,2002:seq",   "!"};
+  const absl::string_view tag(reinterpret_cast<const char*>(raw));
+  for (absl::string_view a : kAccepted) {
+    if (tag == a) return absl::OkStatus();
+  }
+  std::string shown(tag);
+  if (absl::StartsWith(tag, "tag:yaml.org,2002:")) {
+    shown = absl::StrCat("!!", tag.substr(18));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "YAML tag ", shown, " is not supported (line ", e.start_mark.line + 1,
+      ", column ", e.start_mark.column + 1, "); write the value untagged"));
+}
+
 Node StartNode(const yaml_event_t& e, NodeType type) {
   Node n;
   n.type = type;
@@ -116,6 +142,14 @@ absl::Status ReadYaml(absl::string_view text, DocumentSink sink) {
             e->start_mark.line + 1, ", column ", e->start_mark.column + 1,
             "); write the value out in full"));
       case YAML_SCALAR_EVENT: {
+        if (tape.nodes.size() >= kMaxDocumentNodes) {
+          return TooManyNodes(std::max(document, 1),
+                              static_cast<uint32_t>(e->start_mark.line + 1),
+                              static_cast<uint32_t>(e->start_mark.column + 1));
+        }
+        if (absl::Status st = CheckTag(e->data.scalar.tag, *e); !st.ok()) {
+          return error_at(std::string(st.message()));
+        }
         Node n = StartNode(*e, NodeType::kScalar);
         const char* tag = reinterpret_cast<const char*>(e->data.scalar.tag);
         n.plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
@@ -129,6 +163,25 @@ absl::Status ReadYaml(absl::string_view text, DocumentSink sink) {
       }
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
+        // Only a mapping can be an object: refuse anything else before
+        // building its tape (a root list can be most of the input).
+        if (open.empty() && e->type == YAML_SEQUENCE_START_EVENT) {
+          return RootNotMapping(
+              std::max(document, 1),
+              static_cast<uint32_t>(e->start_mark.line + 1),
+              static_cast<uint32_t>(e->start_mark.column + 1));
+        }
+        if (tape.nodes.size() >= kMaxDocumentNodes) {
+          return TooManyNodes(std::max(document, 1),
+                              static_cast<uint32_t>(e->start_mark.line + 1),
+                              static_cast<uint32_t>(e->start_mark.column + 1));
+        }
+        const yaml_char_t* tag = e->type == YAML_MAPPING_START_EVENT
+                                     ? e->data.mapping_start.tag
+                                     : e->data.sequence_start.tag;
+        if (absl::Status st = CheckTag(tag, *e); !st.ok()) {
+          return error_at(std::string(st.message()));
+        }
         if (open.size() >= static_cast<size_t>(kMaxDepth)) {
           return error_at(absl::StrCat("nesting deeper than ", kMaxDepth,
                                        " levels (line ", e->start_mark.line + 1,

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "model/quantity_internal.h"
+#include "nodeplan/limits.h"
 
 namespace nodeplan {
 namespace {
@@ -158,6 +159,13 @@ void DoubleDigits(std::string& digits) {
 // the exact digit string (every syntax, every error).
 absl::StatusOr<int64_t> ScaledExact(absl::string_view text, int scale,
                                     absl::string_view unit) {
+  // Bounded before any digit is looked at: the exact arithmetic below is
+  // quadratic in the digits.
+  if (text.size() > limits::kMaxQuantityChars) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantity of ", text.size(), " characters exceeds the limit of ",
+        limits::kMaxQuantityChars, " (nodeplan::limits::kMaxQuantityChars)"));
+  }
   absl::StatusOr<ExactQuantity> parsed = ParseExact(text);
   if (!parsed.ok()) return parsed.status();
   ExactQuantity& q = *parsed;
@@ -419,6 +427,11 @@ std::string FormatBytes(int64_t bytes) {
 }
 
 absl::StatusOr<int64_t> ParseDuration(absl::string_view text) {
+  if (text.size() > limits::kMaxDurationChars) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "duration of ", text.size(), " characters exceeds the limit of ",
+        limits::kMaxDurationChars, " (nodeplan::limits::kMaxDurationChars)"));
+  }
   if (text == "Never") return kNeverDuration;
   absl::string_view s = text;
   bool negative = false;

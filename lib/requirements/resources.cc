@@ -127,6 +127,14 @@ absl::StatusOr<ResourceVector> ParseResourceList(
       return absl::InvalidArgumentError(
           absl::StrCat(field_path, "[", name, "]: ", value.status().message()));
     }
+    // Capacity, overhead, requests and limits are never negative (the API
+    // server refuses a negative request; a negative overhead would raise
+    // allocatable above capacity).
+    if (*value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field_path, "[", name, "]: Invalid value: \"", text,
+                       "\": must be greater than or equal to 0"));
+    }
     if (fixed.has_value()) {
       out.Set(*fixed, *value);
     } else {

@@ -11,6 +11,7 @@
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/hash.h"
 #include "scheduling/model.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan::scheduling {
 namespace {
@@ -319,18 +320,26 @@ absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
 }  // namespace
 
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
+  validation::Workload workload;
+  workload.node_pools = &base.node_pools();
+  if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
+  // One compiled catalog per distinct source (see CatalogGroups), its types
+  // appended to c.types in group order.
+  auto groups = CatalogGroups(base);
+  if (!groups.ok()) return groups.status();
   Compiled c;
   Interner& in = c.in;
   c.keys = InternKeys(in);
+  // An explicit catalog may name its provider's reservation-id label.
+  if (!groups->empty() && !(*groups)[0].aws &&
+      !(*groups)[0].catalog->reservation_id_label().empty())
+    c.keys.reservation_id =
+        in.Intern((*groups)[0].catalog->reservation_id_label());
   const Keys& k = c.keys;
   for (Id id : {k.nodepool, k.zone, k.region, k.instance_type, k.arch, k.os,
                 k.capacity_type, k.windows_build, k.reservation_id})
     MarkWellKnown(c.wk, id);
 
-  // One compiled catalog per distinct source (see CatalogGroups), its types
-  // appended to c.types in group order.
-  auto groups = CatalogGroups(base);
-  if (!groups.ok()) return groups.status();
   for (CatalogGroup& g : *groups) {
     for (const auto& l : g.catalog->well_known_labels())
       MarkWellKnown(c.wk, in.Intern(l));

@@ -190,6 +190,10 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
       if (!q.ok())
         return absl::InvalidArgumentError(absl::StrCat(
             p, ".resources.limits[", name, "]: ", q.status().message()));
+      if (*q < 0)
+        return absl::InvalidArgumentError(
+            absl::StrCat(p, ".resources.limits[", name, "]: Invalid value: \"",
+                         text, "\": must be greater than or equal to 0"));
       r[d] = *q;
     }
     return r;

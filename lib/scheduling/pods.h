@@ -68,6 +68,7 @@ struct PodClass {
   std::vector<std::pair<int32_t, Reqs>> preferred_node;  // heaviest first
   std::vector<Toleration> tolerations;
   std::vector<v1::TopologySpreadConstraint> spreads;
+  int anyway_spreads = 0;  // of `spreads`, those with ScheduleAnyway
   std::vector<v1::PodAffinityTerm> req_affinity, req_anti;
   std::vector<std::pair<int32_t, v1::PodAffinityTerm>> pref_affinity,
       pref_anti;  // heaviest first (stable)

@@ -73,6 +73,10 @@ absl::StatusOr<ResVec> ResourceDims::ParseList(
     if (!q.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(path, "[", name, "]: ", q.status().message()));
+    if (*q < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, "[", name, "]: Invalid value: \"", text,
+                       "\": must be greater than or equal to 0"));
     out[d] += *q;
     if (present_mask) *present_mask |= 1u << d;
   }

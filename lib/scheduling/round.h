@@ -130,10 +130,28 @@ struct View {
   mutable size_t scan_from = 0;
 };
 
+// The class's spread constraints after `dropped` ScheduleAnyway drops, in
+// Karpenter's order, with the topology group of each, so that the view of
+// the next relaxation level is built from this one in time linear in the
+// constraints rather than from scratch. `groups` holds for relaxation states
+// with `req_dropped` and `pns`; it is rebuilt when those differ.
+struct SpreadOrder {
+  bool valid = false;
+  int dropped = 0;
+  // Every entry before `scan` is a DoNotSchedule constraint.
+  size_t scan = 0;
+  std::vector<const v1::TopologySpreadConstraint*> order;
+  std::vector<int> groups;  // -1: skipped (ignore_preferences)
+  bool groups_valid = false;
+  int groups_req_dropped = 0;
+  bool groups_pns = false;
+};
+
 struct ClassState {
   PodClass cls;
   std::vector<RelaxState> levels;
   std::vector<std::unique_ptr<View>> views;
+  SpreadOrder spread_order;
 };
 
 struct PendingPod {
@@ -191,6 +209,10 @@ class Round {
   void BuildInverseFromBound();
 
   // Views and relaxation.
+  // The spread groups a class owns at relaxation state `s` (tolerations
+  // `tols`), carried over from the previous level.
+  const std::vector<int>& SpreadGroups(ClassState& cs, const RelaxState& s,
+                                       const std::vector<Toleration>& tols);
   bool Relax(const PodClass& cls, RelaxState& s) const;
   const View* GetView(int cls, int level);
   // For spreads under spreadBookkeeping "Karpenter", `first_term` and

@@ -201,8 +201,10 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
       cls.preferred_node.begin(), cls.preferred_node.end(),
       [](const auto& a, const auto& b) { return a.first > b.first; });
   cls.tolerations = CompileTolerations(spec.tolerations());
-  for (const auto& t : spec.topology_spread_constraints())
+  for (const auto& t : spec.topology_spread_constraints()) {
     cls.spreads.push_back(t);
+    if (t.when_unsatisfiable() == "ScheduleAnyway") ++cls.anyway_spreads;
+  }
   const auto& pa = spec.affinity().pod_affinity();
   for (const auto& t : pa.required_during_scheduling_ignored_during_execution())
     cls.req_affinity.push_back(t);

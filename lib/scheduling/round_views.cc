@@ -47,10 +47,7 @@ bool Round::Relax(const PodClass& cls, RelaxState& s) const {
     ++s.node_dropped;
     return true;
   }
-  int anyway = 0;
-  for (const auto& t : cls.spreads)
-    if (t.when_unsatisfiable() == "ScheduleAnyway") ++anyway;
-  if (s.anyway_dropped < anyway) {
+  if (s.anyway_dropped < cls.anyway_spreads) {
     ++s.anyway_dropped;
     return true;
   }
@@ -87,30 +84,9 @@ const View* Round::GetView(int ci, int level) {
   v->tols = cls.tolerations;
   if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
   // Topology groups the pod owns at this relaxation level.
-  // Karpenter drops ScheduleAnyway spreads one per step, the first one left,
-  // moving the last constraint into its slot (preferences.go
-  // removeTopologySpreadScheduleAnyway): with three or more, the order is
-  // not declaration order.
-  std::vector<const v1::TopologySpreadConstraint*> spreads;
-  for (const auto& t : cls.spreads) spreads.push_back(&t);
-  for (int k = 0; k < s.anyway_dropped; ++k) {
-    auto it = std::find_if(spreads.begin(), spreads.end(), [](const auto* t) {
-      return t->when_unsatisfiable() == "ScheduleAnyway";
-    });
-    if (it == spreads.end()) break;
-    *it = spreads.back();
-    spreads.pop_back();
-  }
-  for (const v1::TopologySpreadConstraint* t : spreads) {
-    if (t->when_unsatisfiable() == "ScheduleAnyway" && opt_.ignore_preferences)
-      continue;
-    v->groups.push_back(opt_.karpenter_spread_groups
-                            ? GroupFor(GroupType::kSpread, t->topology_key(),
-                                       cls.ns_id, nullptr, t, cls, false,
-                                       s.req_dropped, &v->tols)
-                            : GroupFor(GroupType::kSpread, t->topology_key(),
-                                       cls.ns_id, nullptr, t, cls, false));
-  }
+  const std::vector<int>& spread_groups = SpreadGroups(cs, s, v->tols);
+  for (int g : spread_groups)
+    if (g >= 0) v->groups.push_back(g);
   for (const auto& t : cls.req_affinity)
     v->groups.push_back(GroupFor(GroupType::kAffinity, t.topology_key(),
                                  cls.ns_id, &t, nullptr, cls, false));
@@ -140,6 +116,63 @@ const View* Round::GetView(int ci, int level) {
                    v->inverse.end());
   cs.views[level] = std::move(v);
   return cs.views[level].get();
+}
+
+// Karpenter drops ScheduleAnyway spreads one per step, the first one left,
+// moving the last constraint into its slot (preferences.go
+// removeTopologySpreadScheduleAnyway): with three or more, the order is not
+// declaration order. The order and the groups carry over from one level to
+// the next (a drop is a swap with the last entry), so each relaxation step
+// costs time linear in the constraints, not quadratic or worse.
+const std::vector<int>& Round::SpreadGroups(
+    ClassState& cs, const RelaxState& s, const std::vector<Toleration>& tols) {
+  const PodClass& cls = cs.cls;
+  SpreadOrder& so = cs.spread_order;
+  if (!so.valid || so.dropped > s.anyway_dropped) {
+    so.order.clear();
+    for (const auto& t : cls.spreads) so.order.push_back(&t);
+    so.dropped = 0;
+    so.scan = 0;
+    so.groups_valid = false;
+    so.valid = true;
+  }
+  const bool keep_groups = so.groups_valid &&
+                           so.groups_req_dropped == s.req_dropped &&
+                           so.groups_pns == s.pns;
+  if (!keep_groups) so.groups_valid = false;
+  while (so.dropped < s.anyway_dropped) {
+    while (so.scan < so.order.size() &&
+           so.order[so.scan]->when_unsatisfiable() != "ScheduleAnyway")
+      ++so.scan;
+    if (so.scan == so.order.size()) break;
+    so.order[so.scan] = so.order.back();
+    so.order.pop_back();
+    if (so.groups_valid) {
+      so.groups[so.scan] = so.groups.back();
+      so.groups.pop_back();
+    }
+    ++so.dropped;
+  }
+  if (!so.groups_valid) {
+    so.groups.clear();
+    for (const v1::TopologySpreadConstraint* t : so.order) {
+      if (t->when_unsatisfiable() == "ScheduleAnyway" &&
+          opt_.ignore_preferences) {
+        so.groups.push_back(-1);
+        continue;
+      }
+      so.groups.push_back(opt_.karpenter_spread_groups
+                              ? GroupFor(GroupType::kSpread, t->topology_key(),
+                                         cls.ns_id, nullptr, t, cls, false,
+                                         s.req_dropped, &tols)
+                              : GroupFor(GroupType::kSpread, t->topology_key(),
+                                         cls.ns_id, nullptr, t, cls, false));
+    }
+    so.groups_valid = true;
+    so.groups_req_dropped = s.req_dropped;
+    so.groups_pns = s.pns;
+  }
+  return so.groups;
 }
 
 int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduling/round.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan::scheduling {
 
@@ -57,6 +58,10 @@ namespace {
 absl::Status SolveWith(const Compiled& snapshot,
                        const v1::ScheduleRequest& state,
                        const DestinationGate* gate, v1::ScheduleResponse* out) {
+  validation::Workload workload;
+  workload.pods = &state.pods();
+  workload.deployments = &state.deployments();
+  if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
   opt->gate = gate;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -243,7 +244,12 @@ void CheckNodePool(const v1::NodePool& np, Violations* v) {
     CheckTaints(absl::StrCat(kSpec, ".startupTaints"), ts.startup_taints(),
                 &seen, v);
     const std::string reqs = absl::StrCat(kSpec, ".requirements");
-    if (ts.requirements().empty()) v->Required(reqs);
+    // The CRD requires the list to be present, not non-empty.
+    if (ts.requirements().empty() &&
+        !absl::c_linear_search(tmpl.present_empty_fields(),
+                               "spec.requirements")) {
+      v->Required(reqs);
+    }
     CheckCrdRequirements(ts.requirements(), reqs, RequirementsOwner::kNodePool,
                          v);
     CheckWellKnownValues(ts.requirements(), reqs, v);

@@ -11,6 +11,7 @@
 #include "validation/karpenter_objects.h"
 #include "validation/pods.h"
 #include "validation/violations.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan {
 namespace {
@@ -52,6 +53,12 @@ v1::ValidateResponse Validate(const v1::ManifestSet& manifests) {
     validation::CheckPodSpec(d.spec().template_().spec(), "spec.template.spec",
                              &v);
   }
+  // What the API server would have refused (and Schedule refuses).
+  validation::Workload workload;
+  workload.pods = &manifests.pods();
+  workload.deployments = &manifests.deployments();
+  workload.node_pools = &manifests.node_pools();
+  validation::AddWorkloadViolations(workload, &response);
   return response;
 }
 

@@ -18,6 +18,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/workload.h"
+#include "validation/workload_checks.h"
 #include "verify/amount.h"
 #include "verify/label_domain.h"
 #include "verify/pod_facts.h"
@@ -1417,6 +1418,13 @@ class Verifier {
 
 std::vector<Violation> Verify(const v1::ScheduleRequest& request,
                               const v1::ScheduleResponse& response) {
+  // A request past the limits is not expanded (Schedule refuses it too).
+  validation::Workload workload;
+  workload.pods = &request.pods();
+  workload.deployments = &request.deployments();
+  if (absl::Status s = validation::CheckWorkload(workload); !s.ok()) {
+    return {Violation{"input", "request", std::string(s.message())}};
+  }
   return Verifier(request, response).Run();
 }
 

@@ -294,6 +294,62 @@ TEST(Cli, CatalogFromAFile) {
   EXPECT_THAT(empty.err, HasSubstr("needs exactly one Catalog document"));
 }
 
+// Issue 17, item 5: an empty catalog file planned on the embedded catalog.
+TEST(Cli, EmptyCatalogFileIsRefused) {
+  const std::string catalog = WriteTemp(
+      "empty.yaml",
+      "apiVersion: nodeplan.dev/v1\nkind: Catalog\ninstanceTypes: []\n");
+  Result r =
+      Nodeplan(absl::StrCat("schedule --catalog '", catalog,
+                            "' -f examples/workshop/nodepool-default.yaml"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("instanceTypes: the catalog has no instance "
+                               "types, so nothing could launch"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+// Issue 17, item 12: a Catalog of another apiVersion said only "found 0".
+TEST(Cli, CatalogOfAnotherApiVersionSaysWhy) {
+  const std::string catalog = WriteTemp(
+      "v2.yaml",
+      "apiVersion: nodeplan.dev/v2\nkind: Catalog\ninstanceTypes: []\n");
+  Result r = Nodeplan(absl::StrCat("catalog --catalog '", catalog, "'"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("found 0"));
+  EXPECT_THAT(r.err, HasSubstr("unsupported kind \"Catalog\" of apiVersion "
+                               "\"nodeplan.dev/v2\": Catalog needs apiVersion "
+                               "\"nodeplan.dev/v1\""));
+}
+
+// Issue 17, items 1 and 3 through the CLI: an error naming the path, not a
+// crash or a silent default.
+TEST(Cli, BadCatalogFieldsAreNamed) {
+  const std::string reserved =
+      WriteTemp("reserved.yaml", R"(apiVersion: nodeplan.dev/v1
+kind: Catalog
+instanceTypes:
+- name: small
+  capacity: {cpu: "2", memory: 4Gi, pods: "10"}
+  offerings:
+  - {zone: us-test-1a, capacityType: reserved, price: 0.01}
+)");
+  Result r = Nodeplan(absl::StrCat("schedule --catalog '", reserved,
+                                   "' -f examples/workshop/"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("offerings[0]: reservationID: Required value"));
+  const std::string typo = WriteTemp("typo.yaml", R"(apiVersion: nodeplan.dev/v1
+kind: Catalog
+instanceTypes:
+- name: small
+  capacity: {cpu: "2", memory: 4Gi, pods: "10"}
+  offerings:
+  - {zone: us-test-1a, capacityType: reserved, price: 0.01, reservationId: cr-1}
+)");
+  Result t = Nodeplan(absl::StrCat("catalog --catalog '", typo, "'"));
+  EXPECT_EQ(t.status, 2);
+  EXPECT_THAT(t.err, HasSubstr("did you mean \"reservationID\"?"));
+}
+
 TEST(Cli, ScheduleTheWorkshopTable) {
   Result r = Nodeplan("schedule -f examples/workshop/");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -155,3 +155,22 @@ def test_error_carries_code_and_message():
     assert (err.code, err.code_name, err.message) == (13, "INTERNAL", "boom")
     assert str(err) == "INTERNAL: boom"
     assert not isinstance(err, ValueError)
+
+
+def test_limits_are_resource_exhausted(seed_text, deployment_text):
+    # docs/LIMITS.md: past a limit the call fails quickly with the C ABI's
+    # code, naming the limit and the field.
+    manifests = nodeplan.load_manifests(seed_text + "---\n" + deployment_text)
+    request = schedule_pb2.ScheduleRequest(
+        node_pools=manifests.node_pools, node_classes=manifests.node_classes,
+        deployments=manifests.deployments, catalog_ref="aws")
+    request.deployments[0].spec.replicas = 2147483647
+    with pytest.raises(nodeplan.Error) as info:
+        nodeplan.schedule(request)
+    assert info.value.code_name == "RESOURCE_EXHAUSTED"
+    assert "spec.replicas" in info.value.message
+    assert "kMaxReplicas" in info.value.message
+    request.deployments[0].spec.replicas = -1
+    with pytest.raises(nodeplan.InvalidArgumentError) as bad:
+        nodeplan.schedule(request)
+    assert "spec.replicas: Invalid value: -1" in bad.value.message

@@ -1,0 +1,325 @@
+#include "validation/workload_checks.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "nodeplan/limits.h"
+#include "nodeplan/quantity.h"
+#include "validation/violations.h"
+
+namespace nodeplan::validation {
+namespace {
+
+std::string NamespacedName(const v1::ObjectMeta& meta) {
+  return absl::StrCat(meta.namespace_().empty() ? "default" : meta.namespace_(),
+                      "/", meta.name());
+}
+
+// The Violations of one object, made on the first one found: the checks
+// run on every pod of every Schedule call, and almost all pods are fine.
+class Reporter {
+ public:
+  Reporter(std::function<std::string()> object, v1::ValidateResponse* out)
+      : object_(std::move(object)), out_(out) {}
+  void Add(const std::string& path, const std::string& message) {
+    if (!v_.has_value()) v_.emplace(object_(), out_);
+    v_->Add(path, message);
+  }
+
+ private:
+  std::function<std::string()> object_;
+  v1::ValidateResponse* out_;
+  std::optional<Violations> v_;
+};
+
+// k8s.io/kubernetes pkg/apis/core/validation: affinity weights.
+void CheckWeight(absl::string_view path, int32_t weight, Reporter& r) {
+  if (weight < 1 || weight > 100) {
+    r.Add(absl::StrCat(path, ".weight"),
+          absl::StrCat("Invalid value: ", weight,
+                       ": must be in the range 1-100"));
+  }
+}
+
+void CheckTopologyKey(absl::string_view path, const std::string& key,
+                      Reporter& r) {
+  if (key.empty()) {
+    r.Add(absl::StrCat(path, ".topologyKey"),
+          "Required value: can not be empty");
+  }
+}
+
+void CheckAffinityTerms(
+    absl::string_view path,
+    const google::protobuf::RepeatedPtrField<v1::PodAffinityTerm>& required,
+    const google::protobuf::RepeatedPtrField<v1::WeightedPodAffinityTerm>&
+        preferred,
+    Reporter& r) {
+  for (int i = 0; i < required.size(); ++i) {
+    if (!required[i].topology_key().empty()) continue;
+    CheckTopologyKey(
+        absl::StrCat(path, ".requiredDuringSchedulingIgnoredDuringExecution[",
+                     i, "]"),
+        required[i].topology_key(), r);
+  }
+  for (int i = 0; i < preferred.size(); ++i) {
+    const int32_t w = preferred[i].weight();
+    const bool key = !preferred[i].pod_affinity_term().topology_key().empty();
+    if (w >= 1 && w <= 100 && key) continue;
+    const std::string term = absl::StrCat(
+        path, ".preferredDuringSchedulingIgnoredDuringExecution[", i, "]");
+    CheckWeight(term, w, r);
+    CheckTopologyKey(absl::StrCat(term, ".podAffinityTerm"),
+                     preferred[i].pod_affinity_term().topology_key(), r);
+  }
+}
+
+// Requests, limits and overhead: quantities, never negative (the API
+// server's ValidateResourceQuantityValue). Schedule refuses the same where
+// it parses them, so only Validate runs this.
+void CheckQuantities(
+    absl::string_view path,
+    const google::protobuf::Map<std::string, std::string>& list, Reporter& r) {
+  if (list.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& [name, text] : list) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string& text = list.at(name);
+    absl::StatusOr<int64_t> value =
+        name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
+    if (!value.ok()) {
+      r.Add(absl::StrCat(path, "[", name, "]"),
+            absl::StrCat("Invalid value: \"", text.substr(0, 60),
+                         "\": ", value.status().message()));
+    } else if (*value < 0) {
+      r.Add(absl::StrCat(path, "[", name, "]"),
+            absl::StrCat("Invalid value: \"", text,
+                         "\": must be greater than or equal to 0"));
+    }
+  }
+}
+
+void CheckContainers(
+    absl::string_view path,
+    const google::protobuf::RepeatedPtrField<v1::Container>& cs, Reporter& r) {
+  for (int i = 0; i < cs.size(); ++i) {
+    const std::string c = absl::StrCat(path, "[", i, "].resources");
+    CheckQuantities(absl::StrCat(c, ".requests"), cs[i].resources().requests(),
+                    r);
+    CheckQuantities(absl::StrCat(c, ".limits"), cs[i].resources().limits(), r);
+  }
+}
+
+// The scheduling fields of a pod spec the API server validates and nodeplan
+// reads: resources (when `quantities`), topology spread constraints and
+// affinity terms.
+void CheckSpec(const v1::PodSpec& spec, absl::string_view path, bool quantities,
+               Reporter& r) {
+  if (quantities) {
+    CheckContainers(absl::StrCat(path, ".containers"), spec.containers(), r);
+    CheckContainers(absl::StrCat(path, ".initContainers"),
+                    spec.init_containers(), r);
+    CheckQuantities(absl::StrCat(path, ".overhead"), spec.overhead(), r);
+  }
+  const auto& spreads = spec.topology_spread_constraints();
+  for (int i = 0; i < spreads.size(); ++i) {
+    const v1::TopologySpreadConstraint& t = spreads[i];
+    const std::string& when = t.when_unsatisfiable();
+    const bool when_ok =
+        when.empty() || when == "DoNotSchedule" || when == "ScheduleAnyway";
+    const bool domains_ok = !t.has_min_domains() || t.min_domains() > 0;
+    if (t.max_skew() > 0 && !t.topology_key().empty() && when_ok &&
+        domains_ok) {
+      continue;
+    }
+    const std::string p =
+        absl::StrCat(path, ".topologySpreadConstraints[", i, "]");
+    if (t.max_skew() <= 0) {
+      r.Add(absl::StrCat(p, ".maxSkew"),
+            absl::StrCat("Invalid value: ", t.max_skew(),
+                         ": must be greater than zero"));
+    }
+    CheckTopologyKey(p, t.topology_key(), r);
+    if (!when_ok) {
+      r.Add(absl::StrCat(p, ".whenUnsatisfiable"),
+            absl::StrCat("Unsupported value: \"", when,
+                         "\": supported values: \"DoNotSchedule\", "
+                         "\"ScheduleAnyway\""));
+    }
+    if (!domains_ok) {
+      r.Add(absl::StrCat(p, ".minDomains"),
+            absl::StrCat("Invalid value: ", t.min_domains(),
+                         ": must be greater than zero"));
+    }
+  }
+  if (!spec.has_affinity()) return;
+  const v1::Affinity& a = spec.affinity();
+  const auto& node_preferred =
+      a.node_affinity().preferred_during_scheduling_ignored_during_execution();
+  for (int i = 0; i < node_preferred.size(); ++i) {
+    const int32_t w = node_preferred[i].weight();
+    if (w >= 1 && w <= 100) continue;
+    CheckWeight(absl::StrCat(path,
+                             ".affinity.nodeAffinity."
+                             "preferredDuringSchedulingIgnoredDuringExecution[",
+                             i, "]"),
+                w, r);
+  }
+  CheckAffinityTerms(
+      absl::StrCat(path, ".affinity.podAffinity"),
+      a.pod_affinity().required_during_scheduling_ignored_during_execution(),
+      a.pod_affinity().preferred_during_scheduling_ignored_during_execution(),
+      r);
+  CheckAffinityTerms(
+      absl::StrCat(path, ".affinity.podAntiAffinity"),
+      a.pod_anti_affinity()
+          .required_during_scheduling_ignored_during_execution(),
+      a.pod_anti_affinity()
+          .preferred_during_scheduling_ignored_during_execution(),
+      r);
+}
+
+// Names are unique per kind (and namespace): the API server answers
+// AlreadyExists to a second create. Unnamed objects are not compared.
+template <typename T, typename KeyFn>
+void CheckUnique(const google::protobuf::RepeatedPtrField<T>& objects,
+                 absl::string_view kind, KeyFn key, v1::ValidateResponse* out) {
+  absl::flat_hash_set<std::string> seen;
+  for (const T& o : objects) {
+    if (o.metadata().name().empty()) continue;
+    std::string k = key(o.metadata());
+    if (seen.insert(k).second) continue;
+    Violations v(absl::StrCat(kind, " ", k), out);
+    v.Duplicate("metadata.name", o.metadata().name());
+  }
+}
+
+absl::Status Exhausted(absl::string_view object, absl::string_view field,
+                       int64_t value, absl::string_view what, int64_t limit,
+                       absl::string_view constant) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      object, ": ", field, ": ", value, " ", what, " exceed the limit of ",
+      limit, " (nodeplan::limits::", constant, ")"));
+}
+
+absl::Status CheckLimits(const Workload& w) {
+  int64_t pending = 0;
+  auto spreads = [&](const v1::PodSpec& spec, absl::string_view object,
+                     absl::string_view path) -> absl::Status {
+    const int n = spec.topology_spread_constraints_size();
+    if (n <= limits::kMaxTopologySpreadConstraints) return absl::OkStatus();
+    return Exhausted(object, absl::StrCat(path, ".topologySpreadConstraints"),
+                     n, "constraints", limits::kMaxTopologySpreadConstraints,
+                     "kMaxTopologySpreadConstraints");
+  };
+  if (w.pods != nullptr) {
+    for (const v1::Pod& p : *w.pods) {
+      if (p.spec().node_name().empty()) ++pending;
+      absl::Status s = spreads(
+          p.spec(), absl::StrCat("Pod ", NamespacedName(p.metadata())), "spec");
+      if (!s.ok()) return s;
+    }
+  }
+  if (w.deployments != nullptr) {
+    for (const v1::Deployment& d : *w.deployments) {
+      const std::string object =
+          absl::StrCat("Deployment ", NamespacedName(d.metadata()));
+      const int64_t replicas =
+          d.spec().has_replicas() ? d.spec().replicas() : 1;
+      if (replicas < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(object, ": spec.replicas: Invalid value: ", replicas,
+                         ": must be greater than or equal to 0"));
+      }
+      if (replicas > limits::kMaxReplicas) {
+        return Exhausted(object, "spec.replicas", replicas, "replicas",
+                         limits::kMaxReplicas, "kMaxReplicas");
+      }
+      pending += replicas;
+      absl::Status s =
+          spreads(d.spec().template_().spec(), object, "spec.template.spec");
+      if (!s.ok()) return s;
+    }
+  }
+  if (pending > limits::kMaxPendingPods) {
+    return Exhausted("request", "pods and deployments", pending,
+                     "pending pods (pods and Deployment replicas)",
+                     limits::kMaxPendingPods, "kMaxPendingPods");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace {
+
+void AddViolations(const Workload& w, bool quantities,
+                   v1::ValidateResponse* out) {
+  if (w.node_pools != nullptr) {
+    CheckUnique(
+        *w.node_pools, "NodePool",
+        [](const v1::ObjectMeta& m) { return m.name(); }, out);
+  }
+  if (w.pods != nullptr) {
+    for (const v1::Pod& p : *w.pods) {
+      Reporter r(
+          [&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
+          out);
+      CheckSpec(p.spec(), "spec", quantities, r);
+    }
+    CheckUnique(*w.pods, "Pod", NamespacedName, out);
+  }
+  if (w.deployments != nullptr) {
+    for (const v1::Deployment& d : *w.deployments) {
+      Reporter r(
+          [&] {
+            return absl::StrCat("Deployment ", NamespacedName(d.metadata()));
+          },
+          out);
+      if (d.spec().has_replicas() && d.spec().replicas() < 0) {
+        r.Add("spec.replicas",
+              absl::StrCat("Invalid value: ", d.spec().replicas(),
+                           ": must be greater than or equal to 0"));
+      }
+      CheckSpec(d.spec().template_().spec(), "spec.template.spec", quantities,
+                r);
+    }
+    CheckUnique(*w.deployments, "Deployment", NamespacedName, out);
+  }
+}
+
+}  // namespace
+
+void AddWorkloadViolations(const Workload& w, v1::ValidateResponse* out) {
+  AddViolations(w, /*quantities=*/true, out);
+}
+
+absl::Status CheckWorkload(const Workload& w) {
+  if (absl::Status s = CheckLimits(w); !s.ok()) return s;
+  v1::ValidateResponse found;
+  // Quantities are checked (with the same messages) where Schedule parses
+  // them.
+  AddViolations(w, /*quantities=*/false, &found);
+  if (found.violations().empty()) return absl::OkStatus();
+  constexpr int kShown = 5;
+  std::string message;
+  for (int i = 0; i < found.violations_size() && i < kShown; ++i) {
+    const v1::FieldViolation& f = found.violations(i);
+    absl::StrAppend(&message, i == 0 ? "" : "; ", f.object(), ": ",
+                    f.field_path(), ": ", f.message());
+  }
+  if (found.violations_size() > kShown) {
+    absl::StrAppend(&message, "; and ", found.violations_size() - kShown,
+                    " more");
+  }
+  return absl::InvalidArgumentError(message);
+}
+
+}  // namespace nodeplan::validation

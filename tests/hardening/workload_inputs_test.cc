@@ -1,0 +1,292 @@
+// Pods and Deployments that exhausted memory, ran for minutes, or were
+// planned although the API server would have refused them (issue 17, items
+// 7, 8, 9 and 11).
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "inputs.h"
+#include "nodeplan/disrupt.h"
+#include "nodeplan/limits.h"
+#include "nodeplan/quantity.h"
+#include "nodeplan/schedule.h"
+#include "nodeplan/validate.h"
+#include "nodeplan/verify.h"
+
+namespace nodeplan::hardening {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string Deployment(const std::string& replicas) {
+  return absl::StrCat(R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: )",
+                      replicas, R"(
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: c
+        resources: {requests: {cpu: 100m}}
+)");
+}
+
+v1::ScheduleRequest WithPool(const std::string& yaml) {
+  return RequestFromYaml(
+      absl::StrCat(kPoolYaml, "---\n", kCatalogYaml, "---\n", yaml));
+}
+
+// Item 7: every replica was copied, 2147483647 of them.
+TEST(WorkloadInputsTest, HugeReplicasAreResourceExhaustedQuickly) {
+  for (const char* replicas : {"2147483647", "10000000"}) {
+    SCOPED_TRACE(replicas);
+    v1::ScheduleRequest r = WithPool(Deployment(replicas));
+    Stopwatch time;
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_THAT(resp.status().message(),
+                HasSubstr(absl::StrCat(
+                    "Deployment default/web: spec.replicas: ", replicas,
+                    " replicas exceed the limit of 100000 "
+                    "(nodeplan::limits::kMaxReplicas)")));
+    EXPECT_LT(time.Seconds(), 0.5);
+    // Verify and Disrupt expand Deployments too: they refuse as well.
+    std::vector<Violation> found = Verify(r, v1::ScheduleResponse());
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_THAT(found[0].message, HasSubstr("kMaxReplicas"));
+    v1::DisruptRequest d;
+    ASSERT_TRUE(d.ParseFromString(r.SerializeAsString()));
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    ASSERT_FALSE(disrupt.ok());
+    EXPECT_EQ(disrupt.status().code(), absl::StatusCode::kResourceExhausted);
+  }
+}
+
+TEST(WorkloadInputsTest, PendingPodsInAllAreCapped) {
+  v1::ScheduleRequest r = WithPool(Deployment("100000"));
+  const v1::Deployment d = r.deployments(0);
+  for (int i = 1; i <= limits::kMaxPendingPods / limits::kMaxReplicas; ++i) {
+    v1::Deployment* copy = r.add_deployments();
+    *copy = d;
+    copy->mutable_metadata()->set_name(absl::StrCat("web", i));
+  }
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(resp.status().message(), HasSubstr("kMaxPendingPods"));
+}
+
+// Item 7: replicas -1 was taken as 0 without a word.
+TEST(WorkloadInputsTest, NegativeReplicasAreAnErrorWithTheFieldPath) {
+  v1::ScheduleRequest r = WithPool(Deployment("-1"));
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("Deployment default/web: spec.replicas: Invalid value: "
+                        "-1: must be greater than or equal to 0"));
+  const v1::ValidateResponse v = Validate(MustLoad(Deployment("-1")));
+  ASSERT_EQ(v.violations_size(), 1);
+  EXPECT_EQ(v.violations(0).field_path(), "spec.replicas");
+}
+
+std::string SpreadPod(int constraints, const std::string& when) {
+  std::string yaml = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {app: p}}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: 100m}}
+  topologySpreadConstraints:
+)";
+  for (int i = 0; i < constraints; ++i) {
+    absl::StrAppend(&yaml, "  - {maxSkew: 1, topologyKey: key-", i,
+                    ", whenUnsatisfiable: ", when,
+                    ", labelSelector: {matchLabels: {app: p}}}\n");
+  }
+  return yaml;
+}
+
+// Item 8: 10,000 ScheduleAnyway constraints did not finish in a minute.
+TEST(WorkloadInputsTest, TenThousandSpreadConstraintsAreResourceExhausted) {
+  v1::ScheduleRequest r = WithPool(SpreadPod(10000, "ScheduleAnyway"));
+  Stopwatch time;
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("Pod default/p: spec.topologySpreadConstraints: 10000 "
+                        "constraints exceed the limit of"));
+  EXPECT_LT(time.Seconds(), 0.5);
+}
+
+// At the limit, every ScheduleAnyway constraint (on a key no node has) is
+// relaxed away one at a time, as Karpenter does, in time linear per step.
+TEST(WorkloadInputsTest, RelaxingSpreadConstraintsAtTheLimitIsFast) {
+  v1::ScheduleRequest r = WithPool(
+      SpreadPod(limits::kMaxTopologySpreadConstraints, "ScheduleAnyway"));
+  Stopwatch time;
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->new_node_claims_size(), 1);
+  EXPECT_THAT(resp->unschedulable(), IsEmpty());
+  EXPECT_LT(time.Seconds(), 5.0);
+}
+
+// Item 9: a quantity of 100,000,000 digits took 28 s and 725 MB.
+TEST(WorkloadInputsTest, QuantityDigitsAreBounded) {
+  const std::string digits(100000000, '7');
+  Stopwatch time;
+  absl::StatusOr<int64_t> milli = ParseQuantityMilli(digits);
+  ASSERT_FALSE(milli.ok());
+  EXPECT_EQ(milli.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(milli.status().message(),
+              HasSubstr("quantity of 100000000 characters exceeds the limit of "
+                        "128 (nodeplan::limits::kMaxQuantityChars)"));
+  EXPECT_FALSE(ParseQuantityValue(digits).ok());
+  EXPECT_FALSE(ParseDuration(digits).ok());
+  EXPECT_LT(time.Seconds(), 0.5);
+  // Through a pod's request, with its path.
+  v1::ScheduleRequest r = WithPool(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {containers: [{name: c}]}
+)");
+  (*r.mutable_pods(0)
+        ->mutable_spec()
+        ->mutable_containers(0)
+        ->mutable_resources()
+        ->mutable_requests())["memory"] = digits;
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("containers[0].resources.requests[memory]: quantity of "
+                        "100000000 characters"));
+  // Long but legitimate quantities still parse.
+  EXPECT_EQ(*ParseQuantityMilli("0000000000000000000000000000001.5"), 1500);
+}
+
+// Item 11: pod-level nonsense was planned; now Schedule refuses it and
+// Validate says so, field by field, as the API server would.
+TEST(WorkloadInputsTest, ApiServerRulesForPodsAreEnforced) {
+  constexpr char kPod[] = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {app: p}}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: "-1"}}
+  topologySpreadConstraints:
+  - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+  - {maxSkew: -3, topologyKey: "", whenUnsatisfiable: ScheduleAnyway}
+  affinity:
+    nodeAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - {weight: 0, preference: {matchExpressions: [{key: a, operator: Exists}]}}
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 101
+        podAffinityTerm: {topologyKey: zone, labelSelector: {matchLabels: {app: p}}}
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {topologyKey: "", labelSelector: {matchLabels: {app: p}}}
+)";
+  const v1::ValidateResponse v = Validate(MustLoad(kPod));
+  std::vector<std::string> lines;
+  for (const v1::FieldViolation& f : v.violations()) {
+    lines.push_back(
+        absl::StrCat(f.object(), ": ", f.field_path(), ": ", f.message()));
+  }
+  constexpr char kSpread[] = "Pod default/p: spec.topologySpreadConstraints";
+  constexpr char kAnti[] = "Pod default/p: spec.affinity.podAntiAffinity.";
+  EXPECT_THAT(
+      lines,
+      ::testing::ElementsAre(
+          "Pod default/p: spec.containers[0].resources.requests[cpu]: Invalid "
+          "value: \"-1\": must be greater than or equal to 0",
+          absl::StrCat(kSpread,
+                       "[0].maxSkew: Invalid value: 0: must be greater than "
+                       "zero"),
+          absl::StrCat(kSpread,
+                       "[1].maxSkew: Invalid value: -3: must be greater than "
+                       "zero"),
+          absl::StrCat(kSpread,
+                       "[1].topologyKey: Required value: can not be empty"),
+          "Pod default/p: "
+          "spec.affinity.nodeAffinity."
+          "preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid "
+          "value: 0: must be in the range 1-100",
+          absl::StrCat(kAnti,
+                       "requiredDuringSchedulingIgnoredDuringExecution[0]."
+                       "topologyKey: Required value: can not be empty"),
+          absl::StrCat(kAnti,
+                       "preferredDuringSchedulingIgnoredDuringExecution[0]."
+                       "weight: Invalid value: 101: must be in the range "
+                       "1-100")));
+
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(WithPool(kPod));
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("Pod default/p: spec.topologySpreadConstraints[0]."
+                        "maxSkew: Invalid value: 0"));
+}
+
+TEST(WorkloadInputsTest, NegativeRequestsAreRefusedBySchedule) {
+  absl::StatusOr<v1::ScheduleResponse> resp =
+      Schedule(WithPool(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {memory: -1Gi}}
+)"));
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("containers[0].resources.requests[memory]: Invalid "
+                        "value: \"-1Gi\": must be greater than or equal to 0"));
+}
+
+// Item 11: three pods default/p were all scheduled, two NodePools np both
+// used.
+TEST(WorkloadInputsTest, DuplicateObjectNamesAreRefused) {
+  constexpr char kPod[] = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+)";
+  const std::string pods = absl::StrCat(kPod, "---\n", kPod, "---\n", kPod);
+  const v1::ValidateResponse v = Validate(MustLoad(pods));
+  ASSERT_EQ(v.violations_size(), 2);
+  EXPECT_EQ(v.violations(0).object(), "Pod default/p");
+  EXPECT_EQ(v.violations(0).field_path(), "metadata.name");
+  EXPECT_EQ(v.violations(0).message(), "Duplicate value: \"p\"");
+  absl::StatusOr<v1::ScheduleResponse> resp = Schedule(WithPool(pods));
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(
+      resp.status().message(),
+      HasSubstr("Pod default/p: metadata.name: Duplicate value: \"p\""));
+
+  v1::ScheduleRequest two_pools = WithPool(kPod);
+  *two_pools.add_node_pools() = two_pools.node_pools(0);
+  absl::StatusOr<v1::ScheduleResponse> pools = Schedule(two_pools);
+  ASSERT_FALSE(pools.ok());
+  EXPECT_THAT(pools.status().message(),
+              HasSubstr("NodePool np: metadata.name: Duplicate value: \"np\""));
+  // The same name in two namespaces is two objects.
+  v1::ScheduleRequest namespaces = WithPool(kPod);
+  *namespaces.add_pods() = namespaces.pods(0);
+  namespaces.mutable_pods(1)->mutable_metadata()->set_namespace_("other");
+  EXPECT_TRUE(Schedule(namespaces).ok());
+}
+
+}  // namespace
+}  // namespace nodeplan::hardening
