@@ -1,6 +1,7 @@
 #include "disruption/request_simulator.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -32,6 +33,38 @@ std::string SchedulingErrors(
   }
   return out;
 }
+
+namespace {
+
+// Lends objects to a request's repeated fields without copying and takes
+// them back (unowned) before the request is destroyed. Only for requests
+// whose borrowed fields start empty and hold nothing but borrowed objects.
+class Borrowed {
+ public:
+  explicit Borrowed(v1::ScheduleRequest* req) : req_(req) {}
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  ~Borrowed() {
+    Return(req_->mutable_nodes());
+    Return(req_->mutable_node_claims());
+    Return(req_->mutable_pods());
+  }
+  template <typename T>
+  void Add(google::protobuf::RepeatedPtrField<T>* field, const T* object) {
+    // The request only reads its elements (Snapshot::Schedule takes it by
+    // const reference); the const_cast is for the field's API.
+    field->UnsafeArenaAddAllocated(const_cast<T*>(object));
+  }
+
+ private:
+  template <typename T>
+  static void Return(google::protobuf::RepeatedPtrField<T>* field) {
+    field->UnsafeArenaExtractSubrange(0, field->size(), nullptr);
+  }
+  v1::ScheduleRequest* req_;
+};
+
+}  // namespace
 
 RequestSimulator::RequestSimulator(ClusterView& view,
                                    const ConditionsResult& conditions)
@@ -71,22 +104,33 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     if (!snap.ok()) return snap.status();
     snapshot_ = *std::move(snap);
   }
+  // The simulation's request borrows the view's unchanged nodes, NodeClaims
+  // and pods instead of copying them (copying and freeing ~30,000 pods per
+  // simulation dominated a 1,000-node consolidation pass): RepeatedPtrField's
+  // temporary-ownership idiom (UnsafeArenaAddAllocated, then
+  // UnsafeArenaExtractSubrange before the request dies). Changed objects are
+  // copies owned by `owned_*`, which outlive the request.
+  std::deque<v1::NodeClaim> owned_claims;
+  std::deque<v1::Pod> owned_pods;
   v1::ScheduleRequest req = state_;
+  Borrowed borrowed(&req);
   // Existing capacity: active state nodes minus the candidates.
   std::vector<char> existing(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeView& n = nodes[i];
     if (removed[i] || n.marked_for_deletion) continue;
     existing[i] = 1;
-    if (n.node != nullptr) *req.add_nodes() = *n.node;
+    if (n.node != nullptr) borrowed.Add(req.mutable_nodes(), n.node);
     if (n.claim != nullptr) {
-      v1::NodeClaim* nc = req.add_node_claims();
-      *nc = *n.claim;
       // The scheduler pairs a NodeClaim with its Node by status.nodeName.
-      if (n.node != nullptr) {
-        nc->mutable_status()->set_node_name(n.node->metadata().name());
+      const std::string node_name =
+          n.node != nullptr ? n.node->metadata().name() : "";
+      if (n.claim->status().node_name() == node_name) {
+        borrowed.Add(req.mutable_node_claims(), n.claim);
       } else {
-        nc->mutable_status()->clear_node_name();
+        v1::NodeClaim& nc = owned_claims.emplace_back(*n.claim);
+        nc.mutable_status()->set_node_name(node_name);
+        borrowed.Add(req.mutable_node_claims(), &nc);
       }
     }
   }
@@ -106,20 +150,20 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     const v1::Pod& pod = *pv.pod;
     if (pod.spec().node_name().empty()) {
       if (!IsProvisionable(pod)) continue;
-      *req.add_pods() = pod;
+      borrowed.Add(req.mutable_pods(), &pod);
       origin[pv.key] = Origin::kPending;
       continue;
     }
     if (pv.node < 0 || existing[pv.node]) {
-      *req.add_pods() = pod;
+      borrowed.Add(req.mutable_pods(), &pod);
       continue;
     }
     const bool from_candidate = removed[pv.node] != 0;
     const bool from_deleting = nodes[pv.node].marked_for_deletion;
     if (!from_candidate && !from_deleting) continue;
     if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
-    v1::Pod* copy = req.add_pods();
-    *copy = pod;
+    v1::Pod* copy = &owned_pods.emplace_back(pod);
+    borrowed.Add(req.mutable_pods(), copy);
     copy->mutable_spec()->clear_node_name();
     copy->mutable_metadata()->clear_deletion_timestamp();
     copy->mutable_status()->set_phase("Pending");

@@ -392,9 +392,16 @@ absl::Status Round::CompileExisting() {
   for (const auto& nc : req_.node_claims())
     if (!nc.status().node_name().empty())
       claim_by_node[nc.status().node_name()] = &nc;
-  for (auto& b : bound_) {
+  // Bound pods per request node, in bound_ order: one pass here instead of
+  // a scan of every bound pod per node (quadratic: 5,000 nodes with 30 pods
+  // each spent most of a disruption simulation in that scan).
+  std::vector<std::vector<int>> bound_by_node(req_.nodes_size());
+  for (size_t j = 0; j < bound_.size(); ++j) {
+    BoundPod& b = bound_[j];
     auto it = node_index.find(b.pod->spec().node_name());
-    if (it != node_index.end()) b.node = it->second;
+    if (it == node_index.end()) continue;
+    b.node = it->second;
+    bound_by_node[b.node].push_back(static_cast<int>(j));
   }
   auto is_ephemeral = [](const v1::Taint& t) {
     if (absl::StartsWith(t.key(), "readiness.k8s.io/")) return true;
@@ -473,8 +480,8 @@ absl::Status Round::CompileExisting() {
     if (!alloc.ok()) return alloc.status();
     e.remaining = *alloc;
     std::vector<std::string> present;
-    for (const auto& b : bound_) {
-      if (b.node != i) continue;
+    for (int j : bound_by_node[i]) {
+      const BoundPod& b = bound_[j];
       auto rq = PodRequests(b.pod->spec(), dims_,
                             "pods[" + b.pod->metadata().name() + "].spec");
       if (!rq.ok()) return rq.status();
