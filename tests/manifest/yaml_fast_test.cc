@@ -239,11 +239,12 @@ const char* const kHandled[] = {
     "k:\n"
     "- name: x\n  ports:\n  - containerPort: 80\n    protocol: TCP\n  - 81\n"
     "- name: y\n",
+    "k:\n"
     "-   a: 1\n    b: 2\n-   c\n",
     "metadata:\n  annotations:\n    kubectl.kubernetes.io/last-applied-"
     "configuration: '{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}'\n"
     "  labels: {app: web}\n",
-    "---\nk: v\n---\n- 1\n---\nscalar\n---\n",
+    "---\nk: v\n---\nk:\n- 1\n---\nscalar\n---\n",
     "a:\n  b:\n  - x\n  c: y\n",
     "a: x # c\n  # c2\nb: y\n",
     "a: 'x' # c\n",
@@ -252,6 +253,7 @@ const char* const kHandled[] = {
     "a: |\n",
     "a: |",
     "a: >-",
+    "k:\n"
     "- |\n",
     "a:\n  b: |\n\n\n",
     "a: >\n\n  x\n\n   y\n  z\n",
@@ -259,6 +261,7 @@ const char* const kHandled[] = {
     "\"a\\\"b\": 1\n'c''d': 2\n",
     "a: 'a # b'\nb: \"c # d\"\n",
     "a: [\"]\", '}', \"{\", '[']\n",
+    "k:\n"
     "- a:\n  - x\n  b: 1\n",
     "a:\n  -\n  - b\n",
     "a: 1 #c\n#d\n  #e\nb: 2\n",
@@ -275,6 +278,7 @@ const char* const kHandled[] = {
     "Unschedulable\n",
     "a: b\n  c\n",
     "a:\n  b\n  c\nd: e\n",
+    "k:\n"
     "- a\n  b\n- c\n",
     "k:\n- a\n  b\n- c\n",
     "a: plain text  \n  continued here\n\n  after blank\n\n\nb: 1\n",
