@@ -22,18 +22,28 @@ namespace nodeplan::scheduling {
 
 // Sorts `v` in place with `less(a, b)` on elements, exactly as Go's
 // sort.Slice(v, func(i, j int) bool { return less(v[i], v[j]) }) would.
+// `on_swap(i, j)` runs after every swap of v[i] and v[j] (to keep an index
+// of positions current without a rescan).
+template <typename T, typename LessFn, typename SwapFn>
+void GoSortSlice(std::vector<T>& v, LessFn less, SwapFn on_swap);
 template <typename T, typename LessFn>
-void GoSortSlice(std::vector<T>& v, LessFn less);
+void GoSortSlice(std::vector<T>& v, LessFn less) {
+  GoSortSlice(v, less, [](int, int) {});
+}
 
 namespace go_sort_internal {
 
-template <typename T, typename LessFn>
+template <typename T, typename LessFn, typename SwapFn>
 class Sorter {
  public:
-  Sorter(std::vector<T>& v, LessFn& less) : v_(v), less_(less) {}
+  Sorter(std::vector<T>& v, LessFn& less, SwapFn& on_swap)
+      : v_(v), less_(less), on_swap_(on_swap) {}
 
   bool Less(int i, int j) const { return less_(v_[i], v_[j]); }
-  void Swap(int i, int j) { std::swap(v_[i], v_[j]); }
+  void Swap(int i, int j) {
+    std::swap(v_[i], v_[j]);
+    on_swap_(i, j);
+  }
 
   void InsertionSort(int a, int b) {
     for (int i = a + 1; i < b; ++i)
@@ -232,15 +242,17 @@ class Sorter {
  private:
   std::vector<T>& v_;
   LessFn& less_;
+  SwapFn& on_swap_;
 };
 
 }  // namespace go_sort_internal
 
-template <typename T, typename LessFn>
-void GoSortSlice(std::vector<T>& v, LessFn less) {
+template <typename T, typename LessFn, typename SwapFn>
+void GoSortSlice(std::vector<T>& v, LessFn less, SwapFn on_swap) {
+  using S = go_sort_internal::Sorter<T, LessFn, SwapFn>;
   const int n = static_cast<int>(v.size());
-  go_sort_internal::Sorter<T, LessFn> s(v, less);
-  s.PdqSort(0, n, go_sort_internal::Sorter<T, LessFn>::BitLen(n));
+  S s(v, less, on_swap);
+  s.PdqSort(0, n, S::BitLen(n));
 }
 
 }  // namespace nodeplan::scheduling

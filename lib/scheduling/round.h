@@ -295,8 +295,9 @@ class Round {
   // Karpenter's newNodeClaims slice: creation order, re-sorted by pod count
   // with Go's sort.Slice (GoSortSlice) before every in-flight attempt, when
   // a NodeClaim was added or gained a pod since the last sort (sorting a
-  // sorted slice changes nothing). order_pos_[claim] is its index in it.
-  std::vector<int> claim_order_;
+  // sorted slice changes nothing): (pod count, claim) pairs.
+  // order_pos_[claim] is the claim's index in it.
+  std::vector<std::pair<uint32_t, int>> claim_order_;
   std::vector<int> order_pos_;
   bool order_dirty_ = false;
   // Scratch of Add, kept to reuse capacity.

@@ -463,9 +463,22 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
 
 void Round::Reposition(int ci, bool is_new) {
   // Karpenter appends a new NodeClaim to newNodeClaims and leaves a NodeClaim
-  // that gains a pod where it is; the next in-flight attempt re-sorts.
-  if (is_new) claim_order_.push_back(ci);
-  order_dirty_ = true;
+  // that gains a pod where it is; the next in-flight attempt re-sorts. Go's
+  // sort leaves a sorted slice as it is, so only a change that breaks the
+  // order (the new one has fewer pods than the last, the grown one more
+  // than its right neighbour) calls for the sort.
+  const size_t n = claim_order_.size();
+  const uint32_t now = static_cast<uint32_t>(claims_[ci].pods.size());
+  if (is_new) {
+    if (n > 0 && claim_order_.back().first > now) order_dirty_ = true;
+    if (order_pos_.size() < claims_.size()) order_pos_.resize(claims_.size());
+    order_pos_[ci] = static_cast<int>(n);
+    claim_order_.push_back({now, ci});
+    return;
+  }
+  const size_t p = static_cast<size_t>(order_pos_[ci]);
+  claim_order_[p].first = now;
+  if (p + 1 < n && claim_order_[p + 1].first < now) order_dirty_ = true;
 }
 
 void Round::SortClaimOrder() {
@@ -475,15 +488,19 @@ void Round::SortClaimOrder() {
   // counts depends on the slice's previous order and its length. GoSortSlice
   // reproduces both, so ties are tried in Karpenter's order at every size.
   // (Found by benchmarks/karpenter: cases/random-33 at up to 12 NodeClaims,
-  // workload.Varied clusters beyond.)
+  // workload.Varied clusters beyond.) The pod counts sit beside the claim
+  // ids, so the comparisons read one array.
   if (!order_dirty_) return;
   order_dirty_ = false;
-  GoSortSlice(claim_order_, [&](int a, int b) {
-    return claims_[a].pods.size() < claims_[b].pods.size();
-  });
-  order_pos_.resize(claims_.size());
-  for (size_t i = 0; i < claim_order_.size(); ++i)
-    order_pos_[claim_order_[i]] = static_cast<int>(i);
+  GoSortSlice(
+      claim_order_,
+      [](const std::pair<uint32_t, int>& a, const std::pair<uint32_t, int>& b) {
+        return a.first < b.first;
+      },
+      [&](int i, int j) {
+        order_pos_[claim_order_[i].second] = i;
+        order_pos_[claim_order_[j].second] = j;
+      });
 }
 
 void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
@@ -684,8 +701,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     for (int c : gather_)
       if (try_claim(c)) return Fail::kNone;
   } else {
-    for (int c : claim_order_)
-      if (try_claim(c)) return Fail::kNone;
+    for (const auto& entry : claim_order_)
+      if (try_claim(entry.second)) return Fail::kNone;
   }
   bool any_pool = false;
   for (const auto& ps : pools_)
