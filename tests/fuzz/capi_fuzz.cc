@@ -87,8 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     void* response = nullptr;
     size_t len = 0;
     char* error = nullptr;
-    Check(kEntries[which](data, size, &response, &len, &error), response, len,
-          error);
+    // The call first: its outputs are read after it returns.
+    const int code = kEntries[which](data, size, &response, &len, &error);
+    Check(code, response, len, error);
   } else if (which == kPlain) {
     Snapshot(data, size);
   } else {
