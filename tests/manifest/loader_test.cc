@@ -616,7 +616,8 @@ spec:
      "---\n---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\n"
      "metadata: {name: np}\n",
      "test.yaml: document 2: NodePool np: unsupported kind \"NodePool\" of "
-     "apiVersion \"karpenter.sh/v1beta1\" (line 3, column 1)"},
+     "apiVersion \"karpenter.sh/v1beta1\": NodePool needs apiVersion "
+     "\"karpenter.sh/v1\" (line 3, column 1)"},
     {"NoKind", "metadata: {name: x}\n",
      "test.yaml: document 1: object x: no kind: expected apiVersion and "
      "kind, or a catalog with instanceTypes (line 1, column 1)"},
