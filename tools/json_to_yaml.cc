@@ -16,11 +16,20 @@ namespace nodeplan::cli {
 namespace {
 
 // An order-preserving JSON value.
+struct JsonField;
+
 struct Json {
   enum Kind { kNull, kBool, kNumber, kString, kArray, kObject } kind = kNull;
   std::string text;  // number text, string value, or "true"/"false"
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
+  // Not std::pair<std::string, Json>: a pair of an incomplete type, which
+  // clang's standard-library checks refuse (the fuzz build uses clang).
+  std::vector<JsonField> fields;
+};
+
+struct JsonField {
+  std::string key;
+  Json value;
 };
 
 class Parser {
@@ -78,7 +87,7 @@ class Parser {
         if (!Consume(":")) return Error("expected ':'");
         absl::StatusOr<Json> value = Parse(depth + 1);
         if (!value.ok()) return value;
-        v.fields.emplace_back(*std::move(key), *std::move(value));
+        v.fields.push_back(JsonField{*std::move(key), *std::move(value)});
         SkipSpace();
         if (Consume(",")) continue;
         if (Consume("}")) return v;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/quantity.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/round.h"
 
@@ -514,6 +515,20 @@ absl::Status Round::CompileExisting() {
         if (o.kind() == "DaemonSet") present.push_back(o.name());
     }
     add_daemon_overhead(e, present);
+    // Capacity counts only against NodePool limits, but a malformed or
+    // negative quantity is an error whatever it is used for (found by
+    // tests/fuzz). Checked without registering resource dimensions.
+    for (const auto& [name, text] : node.status().capacity()) {
+      auto q =
+          name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
+      if (!q.ok())
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ".status.capacity[", name, "]: ", q.status().message()));
+      if (*q < 0)
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ".status.capacity[", name, "]: Invalid value: \"", text,
+            "\": must be greater than or equal to 0"));
+    }
     if (managed) {
       int p = pool_index(labels.at("karpenter.sh/nodepool"));
       if (p >= 0 && c_.pools[p].has_limits) {

@@ -392,6 +392,10 @@ class Verifier {
         bound_node_.push_back(pod.spec().node_name());
       } else if (OwnedByDaemonSetOrNode(pod)) {
         continue;
+      } else if (!pod.metadata().deletion_timestamp().empty()) {
+        // Being deleted: not provisionable (Karpenter's IsProvisionable),
+        // so not planned (found by tests/fuzz).
+        continue;
       } else {
         entry.pending = true;
         bound_node_.push_back("");

@@ -10,11 +10,38 @@ using Map = google::protobuf::Map<std::string, std::string>;
 
 class ResourcesTest : public ::testing::Test {
  protected:
+  // ParseResourceList refuses negative quantities (no input is negative),
+  // but the algebra also meets negative amounts (an over-committed total):
+  // those are parsed by magnitude and negated.
   ResourceVector R(std::vector<std::pair<std::string, std::string>> kv) {
     Map m;
-    for (auto& [k, v] : kv) m[k] = v;
+    std::vector<std::string> negative;
+    for (auto& [k, v] : kv) {
+      const bool minus = !v.empty() && v[0] == '-';
+      m[k] = minus ? v.substr(1) : v;
+      if (minus) negative.push_back(k);
+    }
     absl::StatusOr<ResourceVector> r = ParseResourceList(m, names_);
     EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return {};
+    for (const std::string& k : negative) {
+      static constexpr std::pair<const char*, Resource> kFixed[] = {
+          {"cpu", Resource::kCpu},
+          {"memory", Resource::kMemory},
+          {"pods", Resource::kPods},
+          {"ephemeral-storage", Resource::kEphemeralStorage}};
+      bool fixed = false;
+      for (const auto& [name, resource] : kFixed) {
+        if (k == name) {
+          r->Set(resource, -r->Get(resource));
+          fixed = true;
+        }
+      }
+      if (!fixed) {
+        const LabelKeyId id = names_.FindKey(k);
+        r->SetExtended(id, -*r->GetExtended(id));
+      }
+    }
     return *r;
   }
   std::string S(const ResourceVector& r) { return ResourcesString(r, names_); }
@@ -57,6 +84,17 @@ TEST_F(ResourcesTest, ParseAndPrint) {
   EXPECT_TRUE(
       absl::StartsWith(err.status().message(), "spec.capacity[memory]: "))
       << err.status();
+}
+
+TEST_F(ResourcesTest, NegativeQuantitiesAreRefusedWithTheirPath) {
+  Map m;
+  m["cpu"] = "-1";
+  absl::StatusOr<ResourceVector> r =
+      ParseResourceList(m, names_, "spec.capacity");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "spec.capacity[cpu]: Invalid value: \"-1\": must be greater than "
+            "or equal to 0");
 }
 
 TEST_F(ResourcesTest, FitsTable) {
