@@ -35,7 +35,7 @@ struct AwsCatalogStats {
 // provider's defaults). Pure: no network, no clock; same input, same output.
 //
 // Capacity and overhead follow the Karpenter AWS provider
-// (shared/reference/aws-instance-model.md §2-§3):
+// (aws/karpenter-provider-aws, pkg/providers/instancetype/types.go):
 //   cpu      = vCPUs; kube-reserved 6% / 1% / 0.5% / 0.25% tiers
 //   memory   = MiB - 64 (arm64) - ceil(7.5%); kube-reserved 11 x pods + 255 Mi;
 //              eviction threshold 100Mi

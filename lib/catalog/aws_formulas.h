@@ -2,8 +2,9 @@
 #define NODEPLAN_LIB_CATALOG_AWS_FORMULAS_H_
 
 // The Karpenter AWS provider's capacity and overhead formulas
-// (pkg/providers/instancetype/types.go; see
-// shared/reference/aws-instance-model.md §2-§3), as pure integer functions.
+// (aws/karpenter-provider-aws, pkg/providers/instancetype/types.go; the
+// formulas are listed in include/nodeplan/catalog.h), as pure integer
+// functions.
 
 #include <cstdint>
 

@@ -1,5 +1,7 @@
 // NodePool hash v3: hard-coded walkers for the seven Go types Karpenter hashes
-// (see /work/shared/reference/karpenter-nodepool-hash.md). Each walker returns
+// (NodePool.Hash in kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go, which
+// runs mitchellh/hashstructure v2 with SlicesAsSets and IgnoreZeroValue over
+// the template; include/nodeplan/hash.h). Each walker returns
 // the hash of its value; a struct hash starts from the hash of the Go type's
 // bare name and folds every non-zero field in declaration order.
 
