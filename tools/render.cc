@@ -18,6 +18,7 @@
 #include "google/protobuf/util/type_resolver.h"
 #include "google/protobuf/util/type_resolver_util.h"
 #include "json_to_yaml.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::cli {
@@ -64,14 +65,9 @@ std::string Bar(double fraction) {
 // and converted from that.
 absl::StatusOr<std::string> DeterministicJson(
     const google::protobuf::Message& m, bool pretty) {
-  std::string binary;
-  {
-    google::protobuf::io::StringOutputStream raw(&binary);
-    google::protobuf::io::CodedOutputStream coded(&raw);
-    coded.SetSerializationDeterministic(true);
-    if (!m.SerializeToCodedStream(&coded)) {
-      return absl::InternalError("cannot serialize the response");
-    }
+  std::string binary = DeterministicBytes(m);
+  if (binary.empty() && m.ByteSizeLong() != 0) {
+    return absl::InternalError("cannot serialize the response");
   }
   static constexpr char kUrlPrefix[] = "type.googleapis.com";
   std::unique_ptr<google::protobuf::util::TypeResolver> resolver(

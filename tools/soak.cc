@@ -26,6 +26,7 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/verify.h"
 #include "nodeplan/workload.h"
@@ -33,14 +34,7 @@
 namespace {
 
 std::string Bytes(const google::protobuf::MessageLite& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream c(&s);
-    c.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&c);
-  }
-  return out;
+  return nodeplan::DeterministicBytes(m);
 }
 
 template <typename T>

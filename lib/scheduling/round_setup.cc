@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/quantity.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/round.h"
@@ -15,16 +16,6 @@
 namespace nodeplan::scheduling {
 
 namespace {
-
-std::string Deterministic(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream s(&out);
-  google::protobuf::io::CodedOutputStream c(&s);
-  c.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&c);
-  c.Trim();
-  return out;
-}
 
 bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
@@ -143,9 +134,9 @@ absl::Status Round::CompilePods() {
       v1::PodSpec spec = p.spec();
       spec.clear_priority();
       spec.clear_priority_class_name();
-      sig += Deterministic(spec);
+      sig += DeterministicBytes(spec);
     } else {
-      sig += Deterministic(p.spec());
+      sig += DeterministicBytes(p.spec());
     }
     auto [it, inserted] =
         class_index_.emplace(sig, static_cast<int>(classes_.size()));

@@ -17,6 +17,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/catalog.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/workload.h"
 #include "validation/workload_checks.h"
 #include "verify/amount.h"
@@ -106,13 +107,7 @@ bool IsKnownEphemeralTaint(const v1::Taint& t) {
 }
 
 std::string Canonical(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
+  return DeterministicBytes(m);
 }
 
 class Verifier {

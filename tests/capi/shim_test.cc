@@ -17,6 +17,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/c_api.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/v1/schedule.pb.h"
 
 namespace nodeplan::capi {
@@ -69,13 +70,7 @@ TEST(CallTest, MapsSerializeInKeyOrder) {
     (*forward.mutable_requests())["r" + std::to_string(i)] = "1";
     (*backward.mutable_requests())["r" + std::to_string(63 - i)] = "1";
   }
-  std::string deterministic;
-  {
-    google::protobuf::io::StringOutputStream stream(&deterministic);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    forward.SerializeToCodedStream(&coded);
-  }
+  std::string deterministic = DeterministicBytes(forward);
   for (const v1::NewNodeClaim* m : {&forward, &backward}) {
     Poisoned p;
     ASSERT_EQ(

@@ -13,6 +13,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/quantity.h"
 #include "tests/catalog/catalog_test_util.h"
 
@@ -369,20 +370,7 @@ TEST(AwsCatalogTest, Deterministic) {
   absl::StatusOr<v1::Catalog> a = AwsCatalog(nullptr);
   absl::StatusOr<v1::Catalog> b = AwsCatalog(nullptr);
   ASSERT_TRUE(a.ok() && b.ok());
-  std::string sa, sb;
-  {
-    google::protobuf::io::StringOutputStream out(&sa);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    a->SerializeToCodedStream(&coded);
-  }
-  {
-    google::protobuf::io::StringOutputStream out(&sb);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    b->SerializeToCodedStream(&coded);
-  }
-  EXPECT_EQ(sa, sb);
+  EXPECT_EQ(DeterministicBytes(*a), DeterministicBytes(*b));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/requirements.h"
 #include "nodeplan/resources.h"
@@ -21,27 +22,8 @@
 
 namespace nodeplan::testing_util {
 
-// FNV-1a, 64 bits: a stable digest with no dependency.
-inline uint64_t Fnv1a64(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Deterministic serialization (map entries sorted by key).
-inline std::string DeterministicBytes(const v1::Catalog& catalog) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    catalog.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
+using ::nodeplan::DeterministicBytes;
+using ::nodeplan::Fnv1a64;
 
 inline void AppendRequirements(const Requirements& reqs, const Interner& names,
                                std::string& out) {

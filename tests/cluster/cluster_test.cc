@@ -13,6 +13,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/schedule.h"
@@ -22,13 +23,7 @@ namespace nodeplan {
 namespace {
 
 std::string Bytes(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream s(&out);
-  google::protobuf::io::CodedOutputStream c(&s);
-  c.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&c);
-  c.Trim();
-  return out;
+  return DeterministicBytes(m);
 }
 
 // The workshop's scale-in: NodePools, NodeClass and the running cluster.

@@ -9,6 +9,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
+#include "nodeplan/digest.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -503,16 +504,7 @@ TEST(DisruptTest, SameRequestSameBytes) {
   c.Pod("p", "big", "1500m");
   c.Node("e1", "default");
   // Maps in the response: serialize deterministically (schedule.h).
-  auto bytes = [](const v1::DisruptResponse& r) {
-    std::string out;
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream coded(&s);
-    coded.SetSerializationDeterministic(true);
-    r.SerializeToCodedStream(&coded);
-    coded.Trim();
-    return out;
-  };
-  EXPECT_EQ(bytes(c.Disrupt()), bytes(c.Disrupt()));
+  EXPECT_EQ(DeterministicBytes(c.Disrupt()), DeterministicBytes(c.Disrupt()));
 }
 
 TEST(DisruptTest, BadInputIsAnErrorWithItsFieldPath) {

@@ -8,6 +8,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/verify.h"
 #include "nodeplan/workload.h"
@@ -16,13 +17,7 @@ namespace nodeplan {
 namespace {
 
 std::string Bytes(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream s(&out);
-  google::protobuf::io::CodedOutputStream c(&s);
-  c.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&c);
-  c.Trim();
-  return out;
+  return DeterministicBytes(m);
 }
 
 // NODEPLAN_DISRUPTION_SEED=n prints that cluster and its decision.

@@ -8,19 +8,13 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/message.h"
+#include "nodeplan/digest.h"
 
 namespace nodeplan::fuzz {
 
 // Deterministic bytes (map entries sorted): equal messages, equal bytes.
 inline std::string Bytes(const google::protobuf::MessageLite& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream c(&s);
-    c.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&c);
-  }
-  return out;
+  return DeterministicBytes(m);
 }
 
 }  // namespace nodeplan::fuzz

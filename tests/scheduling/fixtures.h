@@ -13,6 +13,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/schedule.h"
 
 namespace nodeplan::testing {
@@ -118,13 +119,7 @@ inline v1::ScheduleResponse MustSchedule(const v1::ScheduleRequest& r) {
 
 // Deterministic bytes (map entries sorted), as callers must serialize.
 inline std::string Bytes(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream s(&out);
-  google::protobuf::io::CodedOutputStream c(&s);
-  c.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&c);
-  c.Trim();
-  return out;
+  return DeterministicBytes(m);
 }
 
 // Splits a one-call request into Snapshot::Compile's base and

@@ -7,18 +7,13 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
+#include "nodeplan/digest.h"
 
 namespace nodeplan::workload {
 namespace {
 
 std::string Bytes(const google::protobuf::Message& message) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
+  return DeterministicBytes(message);
 }
 
 std::string GroupOf(const std::string& name) {
