@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/library_version.h"
 #include "scheduling/round.h"
@@ -23,13 +24,9 @@ std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
   // generateName alphabet.
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  uint64_t h = 1469598103934665603ull;
   std::string s = absl::StrCat(pool, "/", ordinal);
   if (salt) absl::StrAppend(&s, "/", salt);
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
+  uint64_t h = Fnv1a64(s);
   std::string out = pool + "-";
   for (int i = 0; i < 5; ++i) {
     out.push_back(kAlphabet[h % 27]);
