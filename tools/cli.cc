@@ -21,6 +21,7 @@
 #include "nodeplan/disrupt.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/validate.h"
@@ -188,7 +189,7 @@ int RunHash(const std::vector<std::string>& files, std::ostream& out,
     absl::StatusOr<std::string> hash = NodePoolHash(np);
     if (!hash.ok()) throw Failure{std::string(hash.status().message())};
     auto stored =
-        np.metadata().annotations().find("karpenter.sh/nodepool-hash");
+        np.metadata().annotations().find(labels::kNodePoolHashAnnotation);
     std::string note = "-";
     if (stored != np.metadata().annotations().end()) {
       note = stored->second == *hash

@@ -19,30 +19,58 @@
 namespace nodeplan {
 namespace labels {
 
-inline constexpr absl::string_view kNodePool = "karpenter.sh/nodepool";
-inline constexpr absl::string_view kCapacityType = "karpenter.sh/capacity-type";
-inline constexpr absl::string_view kInitialized = "karpenter.sh/initialized";
-inline constexpr absl::string_view kRegistered = "karpenter.sh/registered";
-inline constexpr absl::string_view kDoNotSyncTaints =
-    "karpenter.sh/do-not-sync-taints";
-inline constexpr absl::string_view kZone = "topology.kubernetes.io/zone";
-inline constexpr absl::string_view kRegion = "topology.kubernetes.io/region";
-inline constexpr absl::string_view kInstanceType =
-    "node.kubernetes.io/instance-type";
-inline constexpr absl::string_view kArch = "kubernetes.io/arch";
-inline constexpr absl::string_view kOs = "kubernetes.io/os";
-inline constexpr absl::string_view kWindowsBuild =
-    "node.kubernetes.io/windows-build";
-inline constexpr absl::string_view kHostname = "kubernetes.io/hostname";
+inline constexpr char kNodePool[] = "karpenter.sh/nodepool";
+inline constexpr char kCapacityType[] = "karpenter.sh/capacity-type";
+inline constexpr char kInitialized[] = "karpenter.sh/initialized";
+inline constexpr char kRegistered[] = "karpenter.sh/registered";
+inline constexpr char kDoNotSyncTaints[] = "karpenter.sh/do-not-sync-taints";
+inline constexpr char kZone[] = "topology.kubernetes.io/zone";
+inline constexpr char kRegion[] = "topology.kubernetes.io/region";
+inline constexpr char kInstanceType[] = "node.kubernetes.io/instance-type";
+inline constexpr char kArch[] = "kubernetes.io/arch";
+inline constexpr char kOs[] = "kubernetes.io/os";
+inline constexpr char kWindowsBuild[] = "node.kubernetes.io/windows-build";
+inline constexpr char kHostname[] = "kubernetes.io/hostname";
 
-inline constexpr absl::string_view kCapacityTypeSpot = "spot";
-inline constexpr absl::string_view kCapacityTypeOnDemand = "on-demand";
-inline constexpr absl::string_view kCapacityTypeReserved = "reserved";
-inline constexpr absl::string_view kArchAmd64 = "amd64";
-inline constexpr absl::string_view kArchArm64 = "arm64";
+inline constexpr char kCapacityTypeSpot[] = "spot";
+inline constexpr char kCapacityTypeOnDemand[] = "on-demand";
+inline constexpr char kCapacityTypeReserved[] = "reserved";
+inline constexpr char kArchAmd64[] = "amd64";
+inline constexpr char kArchArm64[] = "arm64";
+
+// Deprecated aliases NormalizeLabelKey maps to the keys above.
+inline constexpr char kZoneBeta[] = "failure-domain.beta.kubernetes.io/zone";
+inline constexpr char kRegionBeta[] =
+    "failure-domain.beta.kubernetes.io/region";
+inline constexpr char kArchBeta[] = "beta.kubernetes.io/arch";
+inline constexpr char kOsBeta[] = "beta.kubernetes.io/os";
+inline constexpr char kInstanceTypeBeta[] = "beta.kubernetes.io/instance-type";
+
+// Annotations Karpenter reads or writes.
+inline constexpr char kDoNotDisrupt[] = "karpenter.sh/do-not-disrupt";
+inline constexpr char kNodePoolHashAnnotation[] = "karpenter.sh/nodepool-hash";
+inline constexpr char kNodePoolHashVersionAnnotation[] =
+    "karpenter.sh/nodepool-hash-version";
+inline constexpr char kNodeClaimMinValuesRelaxed[] =
+    "karpenter.sh/nodeclaim-min-values-relaxed";
+inline constexpr char kNodeClaimTerminationTimestamp[] =
+    "karpenter.sh/nodeclaim-termination-timestamp";
+
+// Taint keys: Karpenter's own, and the node lifecycle taints of Kubernetes
+// that Karpenter tolerates while a node starts.
+inline constexpr char kDisruptedTaint[] = "karpenter.sh/disrupted";
+inline constexpr char kUnregisteredTaint[] = "karpenter.sh/unregistered";
+inline constexpr char kNotReadyTaint[] = "node.kubernetes.io/not-ready";
+inline constexpr char kUnreachableTaint[] = "node.kubernetes.io/unreachable";
+inline constexpr char kUninitializedTaint[] =
+    "node.cloudprovider.kubernetes.io/uninitialized";
+
+// The finalizer Karpenter's termination controller puts on nodes and
+// NodeClaims.
+inline constexpr char kTerminationFinalizer[] = "karpenter.sh/termination";
 
 // The restricted domain (karpenter.sh).
-inline constexpr absl::string_view kRestrictedDomain = "karpenter.sh";
+inline constexpr char kRestrictedDomain[] = "karpenter.sh";
 
 // Karpenter's WellKnownLabels, sorted: capacity-type, nodepool, arch, os,
 // instance-type, windows-build, region, zone.

@@ -12,6 +12,7 @@
 #include "catalog/aws_type_table.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/catalog.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan {
 namespace {
@@ -75,11 +76,11 @@ absl::Status BuildAwsCatalog(const AwsCatalogInputs& inputs, v1::Catalog& out,
     v1::InstanceType& type = *out.add_instance_types();
     type.set_name(row.name);
     auto& labels = *type.mutable_labels();
-    labels["node.kubernetes.io/instance-type"] = row.name;
-    labels["kubernetes.io/arch"] = row.arch;
-    labels["kubernetes.io/os"] = "linux";
-    labels["topology.kubernetes.io/region"] = region;
-    AddDoesNotExist(type, "node.kubernetes.io/windows-build");
+    labels[labels::kInstanceType] = row.name;
+    labels[labels::kArch] = row.arch;
+    labels[labels::kOs] = "linux";
+    labels[labels::kRegion] = region;
+    AddDoesNotExist(type, labels::kWindowsBuild);
     for (size_t s = 0; s < catalog::kAwsLabelCount; ++s) {
       const int32_t text = prepared.label_text[s];
       if (text != catalog::kAbsentLabel) {

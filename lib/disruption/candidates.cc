@@ -5,11 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "disruption/pod_rules.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan::disruption {
 namespace {
-
-constexpr absl::string_view kDoNotDisrupt = "karpenter.sh/do-not-disrupt";
 
 CandidateCheck Blocked(std::string message) {
   return CandidateCheck{false, std::move(message)};
@@ -70,10 +69,10 @@ CandidateCheck CheckCandidate(const ClusterView& view, int node, bool eventual,
     return Blocked("Node is deleting or marked for deletion");
   }
   if (n.nominated) return Blocked("Node is nominated for a pending pod");
-  if (auto it = n.annotations->find(std::string(kDoNotDisrupt));
+  if (auto it = n.annotations->find(std::string(labels::kDoNotDisrupt));
       it != n.annotations->end() && it->second == "true") {
     return Blocked(absl::StrCat("Disruption is blocked through the \"",
-                                kDoNotDisrupt, "\" annotation"));
+                                labels::kDoNotDisrupt, "\" annotation"));
   }
   if (!n.has_pool_label) {
     return Blocked(absl::StrCat(

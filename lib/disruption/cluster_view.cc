@@ -6,6 +6,7 @@
 #include "disruption/clock.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
@@ -193,7 +194,7 @@ absl::Status ClusterView::BuildPools() {
     }
     p.hash = *hash;
     if (const std::string* ver = Find(np.metadata().annotations(),
-                                      "karpenter.sh/nodepool-hash-version")) {
+                                      labels::kNodePoolHashVersionAnnotation)) {
       p.has_hash_version_annotation = true;
       p.hash_version_annotation = *ver;
     }

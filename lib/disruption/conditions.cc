@@ -6,14 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "disruption/clock.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
 namespace {
-
-constexpr absl::string_view kHashKey = "karpenter.sh/nodepool-hash";
-constexpr absl::string_view kHashVersionKey =
-    "karpenter.sh/nodepool-hash-version";
 
 const std::string* FindAnnotation(const StringMap& m, absl::string_view key) {
   auto it = m.find(std::string(key));
@@ -183,12 +180,13 @@ ConditionsResult ComputeConditions(const ClusterView& view) {
     if (n.claim == nullptr) continue;
     const v1::NodeClaim& claim = *n.claim;
     HashAnnotations h;
-    if (const std::string* v =
-            FindAnnotation(claim.metadata().annotations(), kHashKey)) {
+    if (const std::string* v = FindAnnotation(
+            claim.metadata().annotations(), labels::kNodePoolHashAnnotation)) {
       h.hash = *v;
     }
     if (const std::string* v =
-            FindAnnotation(claim.metadata().annotations(), kHashVersionKey)) {
+            FindAnnotation(claim.metadata().annotations(),
+                           labels::kNodePoolHashVersionAnnotation)) {
       h.version = *v;
     }
     const int p = ClaimPool(view, claim);
@@ -200,11 +198,13 @@ ConditionsResult ComputeConditions(const ClusterView& view) {
       if (pool_outdated && h.version != std::string(kNodePoolHashVersion)) {
         h.version = kNodePoolHashVersion;
         claim_writes.push_back(Write("NodeClaim", claim.metadata().name(),
-                                     kHashVersionKey, kNodePoolHashVersion));
+                                     labels::kNodePoolHashVersionAnnotation,
+                                     kNodePoolHashVersion));
         if (FindCondition(claim, "Drifted") == nullptr) {
           h.hash = pool.hash;
-          claim_writes.push_back(
-              Write("NodeClaim", claim.metadata().name(), kHashKey, pool.hash));
+          claim_writes.push_back(Write("NodeClaim", claim.metadata().name(),
+                                       labels::kNodePoolHashAnnotation,
+                                       pool.hash));
         }
       }
     }
@@ -212,15 +212,17 @@ ConditionsResult ComputeConditions(const ClusterView& view) {
   }
   for (const PoolView& pool : view.pools()) {
     const StringMap& a = pool.proto->metadata().annotations();
-    const std::string* hash = FindAnnotation(a, kHashKey);
+    const std::string* hash =
+        FindAnnotation(a, labels::kNodePoolHashAnnotation);
     if (hash == nullptr || *hash != pool.hash) {
-      result.annotations.push_back(
-          Write("NodePool", pool.name, kHashKey, pool.hash));
+      result.annotations.push_back(Write(
+          "NodePool", pool.name, labels::kNodePoolHashAnnotation, pool.hash));
     }
     if (!pool.has_hash_version_annotation ||
         pool.hash_version_annotation != kNodePoolHashVersion) {
-      result.annotations.push_back(
-          Write("NodePool", pool.name, kHashVersionKey, kNodePoolHashVersion));
+      result.annotations.push_back(Write("NodePool", pool.name,
+                                         labels::kNodePoolHashVersionAnnotation,
+                                         kNodePoolHashVersion));
     }
   }
   for (v1::AnnotationWrite& w : claim_writes) {

@@ -7,13 +7,11 @@
 #include "disruption/candidates.h"
 #include "disruption/clock.h"
 #include "disruption/pod_rules.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
 namespace {
-
-constexpr absl::string_view kTerminationTimestamp =
-    "karpenter.sh/nodeclaim-termination-timestamp";
 
 // The kubelet's default terminationGracePeriodSeconds.
 constexpr int64_t kDefaultPodGracePeriod = 30;
@@ -55,7 +53,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
     if (n.claim != nullptr) {
       d.set_node_claim(n.claim->metadata().name());
       auto it = n.claim->metadata().annotations().find(
-          std::string(kTerminationTimestamp));
+          std::string(labels::kNodeClaimTerminationTimestamp));
       if (it != n.claim->metadata().annotations().end()) {
         termination = Parse(it->second);
         d.set_termination_timestamp(it->second);
@@ -70,7 +68,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
           v1::AnnotationWrite w;
           w.set_kind("NodeClaim");
           w.set_name(n.claim->metadata().name());
-          w.set_key(std::string(kTerminationTimestamp));
+          w.set_key(std::string(labels::kNodeClaimTerminationTimestamp));
           w.set_value(d.termination_timestamp());
           result.annotations.push_back(std::move(w));
         }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "disruption/pod_rules.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
@@ -203,7 +204,7 @@ absl::StatusOr<std::vector<Command>> Engine::StaticDrift() {
     int64_t active = 0, deleting = 0;
     for (const NodeView& n : view_.nodes()) {
       if (n.claim == nullptr) continue;
-      auto it = n.claim->metadata().labels().find("karpenter.sh/nodepool");
+      auto it = n.claim->metadata().labels().find(labels::kNodePool);
       if (it == n.claim->metadata().labels().end() || it->second != name) {
         continue;
       }

@@ -6,13 +6,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "disruption/clock.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/taints.h"
 
 namespace nodeplan::disruption {
 namespace {
 
-constexpr absl::string_view kDoNotDisrupt = "karpenter.sh/do-not-disrupt";
 constexpr absl::string_view kPodDeletionCost =
     "controller.kubernetes.io/pod-deletion-cost";
 
@@ -79,7 +79,8 @@ bool IsReschedulable(const v1::Pod& pod) {
 }
 
 bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
-  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  auto it =
+      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
   if (it == pod.metadata().annotations().end()) return false;
   if (it->second == "true") return true;
   absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
@@ -92,7 +93,8 @@ bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
 }
 
 std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
-  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  auto it =
+      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
   if (it == pod.metadata().annotations().end() || it->second == "true") {
     return std::nullopt;
   }
@@ -105,7 +107,8 @@ std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
 }
 
 std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod) {
-  auto it = pod.metadata().annotations().find(std::string(kDoNotDisrupt));
+  auto it =
+      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
   if (it == pod.metadata().annotations().end() || it->second == "true") {
     return std::nullopt;
   }

@@ -8,6 +8,7 @@
 #include "disruption/pod_rules.h"
 #include "disruption/pricing.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
@@ -100,12 +101,12 @@ v1::NewNodeClaim TemplateReplacement(const PoolView& pool) {
   md.set_generate_name(absl::StrCat(pool.name, "-"));
   for (const auto& [k, v] : tmpl.metadata().labels())
     (*md.mutable_labels())[k] = v;
-  (*md.mutable_labels())["karpenter.sh/nodepool"] = pool.name;
+  (*md.mutable_labels())[labels::kNodePool] = pool.name;
   for (const auto& [k, v] : tmpl.metadata().annotations()) {
     (*md.mutable_annotations())[k] = v;
   }
-  (*md.mutable_annotations())["karpenter.sh/nodepool-hash"] = pool.hash;
-  (*md.mutable_annotations())["karpenter.sh/nodepool-hash-version"] =
+  (*md.mutable_annotations())[labels::kNodePoolHashAnnotation] = pool.hash;
+  (*md.mutable_annotations())[labels::kNodePoolHashVersionAnnotation] =
       kNodePoolHashVersion;
   v1::OwnerReference* owner = md.add_owner_references();
   owner->set_api_version("karpenter.sh/v1");
@@ -118,7 +119,7 @@ v1::NewNodeClaim TemplateReplacement(const PoolView& pool) {
   *spec.mutable_startup_taints() = tmpl.spec().startup_taints();
   *spec.mutable_requirements() = tmpl.spec().requirements();
   v1::NodeSelectorRequirement* np = spec.add_requirements();
-  np->set_key("karpenter.sh/nodepool");
+  np->set_key(labels::kNodePool);
   np->set_operator_("In");
   np->add_values(pool.name);
   *spec.mutable_node_class_ref() = tmpl.spec().node_class_ref();

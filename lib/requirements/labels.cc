@@ -23,11 +23,11 @@ struct Alias {
   absl::string_view to;
 };
 constexpr Alias kAliases[] = {
-    {"failure-domain.beta.kubernetes.io/zone", kZone},
-    {"failure-domain.beta.kubernetes.io/region", kRegion},
-    {"beta.kubernetes.io/arch", kArch},
-    {"beta.kubernetes.io/os", kOs},
-    {"beta.kubernetes.io/instance-type", kInstanceType},
+    {kZoneBeta, kZone},
+    {kRegionBeta, kRegion},
+    {kArchBeta, kArch},
+    {kOsBeta, kOs},
+    {kInstanceTypeBeta, kInstanceType},
 };
 
 }  // namespace

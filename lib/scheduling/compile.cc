@@ -10,6 +10,7 @@
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "scheduling/model.h"
 #include "validation/workload_checks.h"
 
@@ -21,17 +22,17 @@ constexpr const char* kReservationIdLabel =
 
 Keys InternKeys(Interner& in) {
   Keys k;
-  k.zone = in.Intern("topology.kubernetes.io/zone");
-  k.region = in.Intern("topology.kubernetes.io/region");
-  k.instance_type = in.Intern("node.kubernetes.io/instance-type");
-  k.arch = in.Intern("kubernetes.io/arch");
-  k.os = in.Intern("kubernetes.io/os");
-  k.capacity_type = in.Intern("karpenter.sh/capacity-type");
-  k.nodepool = in.Intern("karpenter.sh/nodepool");
-  k.hostname = in.Intern("kubernetes.io/hostname");
-  k.registered = in.Intern("karpenter.sh/registered");
-  k.initialized = in.Intern("karpenter.sh/initialized");
-  k.windows_build = in.Intern("node.kubernetes.io/windows-build");
+  k.zone = in.Intern(labels::kZone);
+  k.region = in.Intern(labels::kRegion);
+  k.instance_type = in.Intern(labels::kInstanceType);
+  k.arch = in.Intern(labels::kArch);
+  k.os = in.Intern(labels::kOs);
+  k.capacity_type = in.Intern(labels::kCapacityType);
+  k.nodepool = in.Intern(labels::kNodePool);
+  k.hostname = in.Intern(labels::kHostname);
+  k.registered = in.Intern(labels::kRegistered);
+  k.initialized = in.Intern(labels::kInitialized);
+  k.windows_build = in.Intern(labels::kWindowsBuild);
   k.reservation_id = in.Intern(kReservationIdLabel);
   k.nodeclass = kNoId;
   k.v_true = in.Intern("true");
@@ -56,14 +57,11 @@ std::vector<Id> InternAll(
 
 // Label alias normalization (Karpenter's NormalizedLabels).
 std::string Normalize(const std::string& key) {
-  if (key == "failure-domain.beta.kubernetes.io/zone")
-    return "topology.kubernetes.io/zone";
-  if (key == "failure-domain.beta.kubernetes.io/region")
-    return "topology.kubernetes.io/region";
-  if (key == "beta.kubernetes.io/arch") return "kubernetes.io/arch";
-  if (key == "beta.kubernetes.io/os") return "kubernetes.io/os";
-  if (key == "beta.kubernetes.io/instance-type")
-    return "node.kubernetes.io/instance-type";
+  if (key == labels::kZoneBeta) return labels::kZone;
+  if (key == labels::kRegionBeta) return labels::kRegion;
+  if (key == labels::kArchBeta) return labels::kArch;
+  if (key == labels::kOsBeta) return labels::kOs;
+  if (key == labels::kInstanceTypeBeta) return labels::kInstanceType;
   return key;
 }
 

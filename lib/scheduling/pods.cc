@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan::scheduling {
 namespace {
@@ -239,9 +240,8 @@ std::string PodIdentity(const v1::ObjectMeta& metadata) {
 
 std::string ValidatePod(const v1::Pod& pod) {
   auto restricted = [](const std::string& key) {
-    if (key == "kubernetes.io/hostname") return true;
-    if (key == "karpenter.sh/nodepool" || key == "karpenter.sh/capacity-type")
-      return false;
+    if (key == labels::kHostname) return true;
+    if (key == labels::kNodePool || key == labels::kCapacityType) return false;
     std::string domain = key.substr(0, key.find('/'));
     if (key.find('/') == std::string::npos) return false;
     return domain == "karpenter.sh" || absl::EndsWith(domain, ".karpenter.sh");
@@ -283,7 +283,7 @@ std::string ValidatePod(const v1::Pod& pod) {
         return absl::StrCat("key ", r.key(), " has an unsupported operator ",
                             op);
       }
-      if (r.key() == "karpenter.sh/nodepool" && op == "DoesNotExist")
+      if (r.key() == labels::kNodePool && op == "DoesNotExist")
         return "configured to not run on a Karpenter provisioned node";
     }
   }

@@ -10,6 +10,7 @@
 #include "google/protobuf/repeated_ptr_field.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/library_version.h"
 #include "scheduling/round.h"
 
@@ -212,7 +213,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   const auto& tmpl = pool.proto.spec().template_();
   auto& labels = *md->mutable_labels();
   for (const auto& [k, v] : tmpl.metadata().labels()) labels[k] = v;
-  labels["karpenter.sh/nodepool"] = pool.name;
+  labels[labels::kNodePool] = pool.name;
   if (!pool.nodeclass_label_key.empty())
     labels[pool.nodeclass_label_key] = pool.nodeclass_name;
   for (const Req& r : reqs.items()) {
@@ -237,9 +238,9 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   }
   auto& ann = *md->mutable_annotations();
   for (const auto& [k, v] : tmpl.metadata().annotations()) ann[k] = v;
-  ann["karpenter.sh/nodepool-hash"] = pool.hash;
-  ann["karpenter.sh/nodepool-hash-version"] = kNodePoolHashVersion;
-  ann["karpenter.sh/nodeclaim-min-values-relaxed"] =
+  ann[labels::kNodePoolHashAnnotation] = pool.hash;
+  ann[labels::kNodePoolHashVersionAnnotation] = kNodePoolHashVersion;
+  ann[labels::kNodeClaimMinValuesRelaxed] =
       claim.min_values_relaxed ? "true" : "false";
   auto* owner = md->add_owner_references();
   owner->set_api_version("karpenter.sh/v1");

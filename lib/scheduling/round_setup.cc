@@ -9,6 +9,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/round.h"
@@ -259,7 +260,7 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
            pv->spec().node_affinity().required().node_selector_terms()) {
         Reqs r;
         for (const auto& e : t.match_expressions()) {
-          if (e.key() == "kubernetes.io/hostname") continue;
+          if (e.key() == labels::kHostname) continue;
           r.Add(NodeSelectorReq(in_, e), in_);
         }
         alts.push_back(std::move(r));
@@ -356,11 +357,11 @@ int InFlightType(
     const std::map<std::string, std::string>& labels,
     const absl::flat_hash_map<std::string, std::vector<int>>& types_by_name,
     const std::vector<Pool>& pools, PoolIndex&& pool_index) {
-  auto type = labels.find("node.kubernetes.io/instance-type");
+  auto type = labels.find(labels::kInstanceType);
   if (type == labels.end()) return -1;
   auto entries = types_by_name.find(type->second);
   if (entries == types_by_name.end()) return -1;
-  if (auto pool = labels.find("karpenter.sh/nodepool"); pool != labels.end()) {
+  if (auto pool = labels.find(labels::kNodePool); pool != labels.end()) {
     if (int p = pool_index(pool->second); p >= 0) {
       for (int t : entries->second)
         if (pools[p].catalog.Test(t)) return t;
@@ -398,11 +399,11 @@ absl::Status Round::CompileExisting() {
   auto is_ephemeral = [](const v1::Taint& t) {
     if (absl::StartsWith(t.key(), "readiness.k8s.io/")) return true;
     static const std::pair<const char*, const char*> kTaints[] = {
-        {"node.kubernetes.io/not-ready", "NoSchedule"},
-        {"node.kubernetes.io/not-ready", "NoExecute"},
-        {"node.kubernetes.io/unreachable", "NoSchedule"},
-        {"node.cloudprovider.kubernetes.io/uninitialized", "NoSchedule"},
-        {"karpenter.sh/unregistered", "NoExecute"}};
+        {labels::kNotReadyTaint, "NoSchedule"},
+        {labels::kNotReadyTaint, "NoExecute"},
+        {labels::kUnreachableTaint, "NoSchedule"},
+        {labels::kUninitializedTaint, "NoSchedule"},
+        {labels::kUnregisteredTaint, "NoExecute"}};
     for (const auto& [k, e] : kTaints)
       if (t.key() == k && t.effect() == e) return true;
     return false;
@@ -462,9 +463,9 @@ absl::Status Round::CompileExisting() {
     Existing e;
     e.name = node.metadata().name();
     const auto& labels = node.metadata().labels();
-    e.initialized = labels.contains("karpenter.sh/initialized") &&
-                    labels.at("karpenter.sh/initialized") == "true";
-    bool managed = labels.contains("karpenter.sh/nodepool");
+    e.initialized = labels.contains(labels::kInitialized) &&
+                    labels.at(labels::kInitialized) == "true";
+    bool managed = labels.contains(labels::kNodePool);
     const v1::NodeClaim* nc = nullptr;
     if (auto it = claim_by_node.find(e.name); it != claim_by_node.end())
       nc = it->second;
@@ -484,8 +485,8 @@ absl::Status Round::CompileExisting() {
     std::sort(ls.begin(), ls.end());
     for (const auto& [key, value] : ls)
       e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
-    std::string host = labels.contains("kubernetes.io/hostname")
-                           ? labels.at("kubernetes.io/hostname")
+    std::string host = labels.contains(labels::kHostname)
+                           ? labels.at(labels::kHostname)
                            : e.name;
     e.hostname = in_.Intern(host);
     e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
@@ -521,7 +522,7 @@ absl::Status Round::CompileExisting() {
             "\": must be greater than or equal to 0"));
     }
     if (managed) {
-      int p = pool_index(labels.at("karpenter.sh/nodepool"));
+      int p = pool_index(labels.at(labels::kNodePool));
       if (p >= 0 && c_.pools[p].has_limits) {
         auto cap = dims_.ParseList(node.status().capacity(),
                                    path + ".status.capacity");
@@ -576,7 +577,7 @@ absl::Status Round::CompileExisting() {
       continue;  // unknown size: cannot hold pods
     }
     add_daemon_overhead(e, {});
-    if (auto it = labels.find("karpenter.sh/nodepool"); it != labels.end()) {
+    if (auto it = labels.find(labels::kNodePool); it != labels.end()) {
       int p = pool_index(it->second);
       if (p >= 0 && c_.pools[p].has_limits) {
         if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan::scheduling {
 namespace {
@@ -66,7 +67,7 @@ Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
                         const Req& node_domains, const Interner& in) const {
   const bool hostname_single = !node_domains.complement &&
                                node_domains.values.size() == 1 &&
-                               in.Str(key) == "kubernetes.io/hostname";
+                               in.Str(key) == labels::kHostname;
   const bool self = Selects(ns, labels);
   Req out = DoesNotExist(key);
   auto better = [&](Id a, int32_t ca, Id b, int32_t cb) {
@@ -84,7 +85,7 @@ Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
       }
       // Global minimum over the domains the pod supports.
       int32_t min = std::numeric_limits<int32_t>::max();
-      if (in.Str(key) == "kubernetes.io/hostname") {
+      if (in.Str(key) == labels::kHostname) {
         min = 0;
       } else {
         int32_t supported = 0;

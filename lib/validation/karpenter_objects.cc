@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "nodeplan/labels.h"
 #include "validation/k8s_validation.h"
 #include "validation/requirement_rules.h"
 
@@ -153,14 +154,14 @@ void CheckTemplateLabels(absl::string_view path, const StringMap& labels,
     const std::string& value = labels.at(key);
     if (value.size() > 63) v->TooLong(at, 63);
     if (!MatchesLabelValue(value)) v->Pattern(at, value, kLabelValuePattern);
-    if (key != "karpenter.sh/capacity-type" && key != "karpenter.sh/nodepool" &&
+    if (key != labels::kCapacityType && key != labels::kNodePool &&
         absl::EndsWith(CelLabelDomain(key), "karpenter.sh")) {
       v->Add(at, "label domain \"karpenter.sh\" is restricted");
     }
-    if (key == "karpenter.sh/nodepool") {
+    if (key == labels::kNodePool) {
       v->Add(at, "label \"karpenter.sh/nodepool\" is restricted");
     }
-    if (key == "kubernetes.io/hostname") {
+    if (key == labels::kHostname) {
       v->Add(at, "label \"kubernetes.io/hostname\" is restricted");
     }
     // The schema does not check label keys; Karpenter does at run time.

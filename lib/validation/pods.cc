@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "nodeplan/labels.h"
 #include "validation/requirement_rules.h"
 
 namespace nodeplan::validation {
@@ -14,7 +15,7 @@ constexpr absl::string_view kManagedLabelMessage =
     "configured to not run on a Karpenter provisioned node";
 
 bool ExcludesKarpenter(const v1::NodeSelectorRequirement& r) {
-  return NormalizeLabelKey(r.key()) == "karpenter.sh/nodepool" &&
+  return NormalizeLabelKey(r.key()) == labels::kNodePool &&
          r.operator_() == "DoesNotExist";
 }
 

@@ -13,10 +13,6 @@
 namespace nodeplan::validation {
 namespace {
 
-constexpr absl::string_view kNodePoolLabel = "karpenter.sh/nodepool";
-constexpr absl::string_view kCapacityTypeLabel = "karpenter.sh/capacity-type";
-constexpr absl::string_view kHostnameLabel = "kubernetes.io/hostname";
-
 // Karpenter prints these from a Go set (unordered); nodeplan sorts them.
 const std::vector<std::string>& KnownCapacityTypes() {
   static const auto* values =
@@ -83,7 +79,7 @@ std::vector<std::string> KarpenterRequirementErrors(
     errs.push_back(std::move(e));
   }
   // validateWellKnownValues: only capacity-type has a known value set.
-  if (key == kCapacityTypeLabel && op == "In") {
+  if (key == labels::kCapacityType && op == "In") {
     int valid = 0;
     std::vector<std::string> invalid;
     for (const std::string& v : requirement.values()) {
@@ -155,16 +151,16 @@ void CheckCrdRequirements(
       if (!MatchesQualifiedKey(key)) {
         violations->Pattern(key_path, key, kQualifiedKeyPattern);
       }
-      if (key != kCapacityTypeLabel && key != kNodePoolLabel &&
+      if (key != labels::kCapacityType && key != labels::kNodePool &&
           absl::EndsWith(CelLabelDomain(key), "karpenter.sh")) {
         violations->Add(key_path,
                         "label domain \"karpenter.sh\" is restricted");
       }
-      if (owner == RequirementsOwner::kNodePool && key == kNodePoolLabel) {
+      if (owner == RequirementsOwner::kNodePool && key == labels::kNodePool) {
         violations->Add(key_path,
                         "label \"karpenter.sh/nodepool\" is restricted");
       }
-      if (key == kHostnameLabel) {
+      if (key == labels::kHostname) {
         violations->Add(key_path,
                         "label \"kubernetes.io/hostname\" is restricted");
       }
@@ -234,7 +230,7 @@ void CheckWellKnownValues(const google::protobuf::RepeatedPtrField<
                           absl::string_view path, Violations* violations) {
   for (int i = 0; i < requirements.size(); ++i) {
     const v1::NodeSelectorRequirement& r = requirements[i];
-    if (NormalizeLabelKey(r.key()) != kCapacityTypeLabel) continue;
+    if (NormalizeLabelKey(r.key()) != labels::kCapacityType) continue;
     for (const std::string& e : KarpenterRequirementErrors(r)) {
       if (absl::StartsWith(e, "no valid values") ||
           absl::StartsWith(e, "not enough valid values")) {

@@ -12,6 +12,7 @@
 
 #include "absl/strings/string_view.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/v1/k8s.pb.h"
 #include "validation/violations.h"
 
@@ -20,8 +21,8 @@ namespace nodeplan::validation {
 // Karpenter core's well-known labels (labels.go WellKnownLabels).
 bool IsWellKnownLabel(absl::string_view key);
 
-// The beta alias a key normalizes to ("beta.kubernetes.io/arch" ->
-// "kubernetes.io/arch"), or the key itself.
+// The beta alias a key normalizes to (labels::kArchBeta ->
+// labels::kArch), or the key itself.
 absl::string_view NormalizeLabelKey(absl::string_view key);
 
 // IsRestrictedLabel: "" when `key` may be used, else Karpenter's message.

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/catalog.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/verify.h"
 #include "verify/pod_facts.h"
 
@@ -157,7 +158,7 @@ class DisruptionChecker {
       Add("candidate", subject, "has no NodeClaim");
       return;
     }
-    if (Label(n, "karpenter.sh/initialized") != "true") {
+    if (Label(n, labels::kInitialized) != "true") {
       Add("candidate", subject, "is not initialized");
     }
     if (!n.metadata().deletion_timestamp().empty() ||
@@ -168,11 +169,11 @@ class DisruptionChecker {
     for (const std::string& nom : req_.nominated()) {
       if (nom == c.node()) Add("candidate", subject, "is nominated");
     }
-    auto dnd = n.metadata().annotations().find("karpenter.sh/do-not-disrupt");
+    auto dnd = n.metadata().annotations().find(labels::kDoNotDisrupt);
     if (dnd != n.metadata().annotations().end() && dnd->second == "true") {
       Add("candidate", subject, "carries karpenter.sh/do-not-disrupt=true");
     }
-    if (!pools_.contains(Label(n, "karpenter.sh/nodepool"))) {
+    if (!pools_.contains(Label(n, labels::kNodePool))) {
       Add("candidate", subject, "its NodePool is not in the request");
     }
     // Pod protections bind graceful methods always, eventual ones unless the
@@ -182,7 +183,7 @@ class DisruptionChecker {
     if (!pods_bind) return;
     for (const v1::Pod* p : pods_on_[c.node()]) {
       if (Terminal(*p) || !p->metadata().deletion_timestamp().empty()) continue;
-      auto a = p->metadata().annotations().find("karpenter.sh/do-not-disrupt");
+      auto a = p->metadata().annotations().find(labels::kDoNotDisrupt);
       if (a != p->metadata().annotations().end() && a->second == "true") {
         Add("candidate", subject,
             "pod " + Key(*p) + " carries karpenter.sh/do-not-disrupt=true");
@@ -203,7 +204,7 @@ class DisruptionChecker {
       const bool tolerates_disrupted = [&] {
         for (const v1::Toleration& t : p->spec().tolerations()) {
           if ((t.key().empty() && t.operator_() == "Exists") ||
-              (t.key() == "karpenter.sh/disrupted" &&
+              (t.key() == labels::kDisruptedTaint &&
                (t.effect().empty() || t.effect() == "NoSchedule"))) {
             return true;
           }
@@ -250,10 +251,10 @@ class DisruptionChecker {
     const v1::Catalog* cat = CatalogOf(*pool);
     if (cat == nullptr) return 0;
     for (const v1::InstanceType& t : cat->instance_types()) {
-      if (t.name() != Label(n, "node.kubernetes.io/instance-type")) continue;
+      if (t.name() != Label(n, labels::kInstanceType)) continue;
       for (const v1::Offering& o : t.offerings()) {
-        if (o.zone() == Label(n, "topology.kubernetes.io/zone") &&
-            o.capacity_type() == Label(n, "karpenter.sh/capacity-type")) {
+        if (o.zone() == Label(n, labels::kZone) &&
+            o.capacity_type() == Label(n, labels::kCapacityType)) {
           return o.price();
         }
       }
@@ -262,7 +263,7 @@ class DisruptionChecker {
   }
 
   const v1::NodePool* PoolOf(const v1::Node& n) {
-    auto it = pools_.find(Label(n, "karpenter.sh/nodepool"));
+    auto it = pools_.find(Label(n, labels::kNodePool));
     return it == pools_.end() ? nullptr : it->second;
   }
 
@@ -301,10 +302,10 @@ class DisruptionChecker {
       for (const v1::NodeSelectorRequirement& q :
            r.node_claim().spec().requirements()) {
         if (q.operator_() != "In") continue;
-        if (q.key() == "topology.kubernetes.io/zone") {
+        if (q.key() == labels::kZone) {
           zones.insert(q.values().begin(), q.values().end());
         }
-        if (q.key() == "karpenter.sh/capacity-type") {
+        if (q.key() == labels::kCapacityType) {
           cts.insert(q.values().begin(), q.values().end());
         }
       }
@@ -355,8 +356,7 @@ class DisruptionChecker {
         if (!MustMove(*p)) continue;
         // Pods Karpenter does not move: do-not-disrupt (drift with a grace
         // period) and pods held by a fully blocking PDB.
-        auto a =
-            p->metadata().annotations().find("karpenter.sh/do-not-disrupt");
+        auto a = p->metadata().annotations().find(labels::kDoNotDisrupt);
         const bool protected_pod =
             a != p->metadata().annotations().end() || FullyBlocked(*p);
         if (cmd.method() == "emptiness") {
@@ -476,9 +476,9 @@ class DisruptionChecker {
     if (p == pools_.end()) return -1;
     int nodes = 0, disrupting = 0;
     for (const v1::Node& n : req_.nodes()) {
-      if (Label(n, "karpenter.sh/nodepool") != pool_name) continue;
+      if (Label(n, labels::kNodePool) != pool_name) continue;
       const v1::NodeClaim* c = ClaimOf(n);
-      if (c == nullptr || Label(n, "karpenter.sh/initialized") != "true") {
+      if (c == nullptr || Label(n, labels::kInitialized) != "true") {
         continue;
       }
       bool terminating = false;

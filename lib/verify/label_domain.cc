@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan::verify_internal {
 namespace {
@@ -238,16 +239,16 @@ void NarrowSpace(LabelSpace& space, const Expr& e) {
 }
 
 std::string NormalizeKey(const std::string& key) {
-  if (key == "failure-domain.beta.kubernetes.io/zone") {
-    return "topology.kubernetes.io/zone";
+  if (key == labels::kZoneBeta) {
+    return labels::kZone;
   }
-  if (key == "failure-domain.beta.kubernetes.io/region") {
-    return "topology.kubernetes.io/region";
+  if (key == labels::kRegionBeta) {
+    return labels::kRegion;
   }
-  if (key == "beta.kubernetes.io/arch") return "kubernetes.io/arch";
-  if (key == "beta.kubernetes.io/os") return "kubernetes.io/os";
-  if (key == "beta.kubernetes.io/instance-type") {
-    return "node.kubernetes.io/instance-type";
+  if (key == labels::kArchBeta) return labels::kArch;
+  if (key == labels::kOsBeta) return labels::kOs;
+  if (key == labels::kInstanceTypeBeta) {
+    return labels::kInstanceType;
   }
   return key;
 }

@@ -18,6 +18,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/workload.h"
 #include "validation/workload_checks.h"
 #include "verify/amount.h"
@@ -33,14 +34,6 @@ using verify_internal::Expr;
 using verify_internal::LabelSpace;
 using verify_internal::PodFacts;
 using verify_internal::Resources;
-
-constexpr char kZoneKey[] = "topology.kubernetes.io/zone";
-constexpr char kHostnameKey[] = "kubernetes.io/hostname";
-constexpr char kCapacityTypeKey[] = "karpenter.sh/capacity-type";
-constexpr char kInstanceTypeKey[] = "node.kubernetes.io/instance-type";
-constexpr char kNodePoolKey[] = "karpenter.sh/nodepool";
-constexpr char kInitializedKey[] = "karpenter.sh/initialized";
-constexpr char kRegisteredKey[] = "karpenter.sh/registered";
 
 enum class SiteKind { kNode, kNodeClaim, kNew };
 
@@ -98,12 +91,11 @@ bool IsKnownEphemeralTaint(const v1::Taint& t) {
   const std::string& k = t.key();
   const std::string& e = t.effect();
   if (k.rfind("readiness.k8s.io/", 0) == 0) return true;
-  return (k == "node.kubernetes.io/not-ready" &&
+  return (k == labels::kNotReadyTaint &&
           (e == "NoSchedule" || e == "NoExecute")) ||
-         (k == "node.kubernetes.io/unreachable" && e == "NoSchedule") ||
-         (k == "node.cloudprovider.kubernetes.io/uninitialized" &&
-          e == "NoSchedule") ||
-         (k == "karpenter.sh/unregistered" && e == "NoExecute");
+         (k == labels::kUnreachableTaint && e == "NoSchedule") ||
+         (k == labels::kUninitializedTaint && e == "NoSchedule") ||
+         (k == labels::kUnregisteredTaint && e == "NoExecute");
 }
 
 std::string Canonical(const google::protobuf::Message& m) {
@@ -270,8 +262,9 @@ class Verifier {
   static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs) {
     ClaimRequirements out;
     for (const Expr& e : reqs) {
-      if (e.key == kHostnameKey) continue;
-      (e.key == kInstanceTypeKey ? out.instance_type : out.other).push_back(e);
+      if (e.key == labels::kHostname) continue;
+      (e.key == labels::kInstanceType ? out.instance_type : out.other)
+          .push_back(e);
     }
     out.signature = verify_internal::ExprsToString(out.other);
     return out;
@@ -285,7 +278,7 @@ class Verifier {
     const Domain name = Domain::Fixed(type.name());
     for (const Expr& e : reqs.instance_type) {
       if (!name.Possibly(e)) {
-        *why = absl::StrCat("the NodeClaim's ", kInstanceTypeKey,
+        *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
                             " requirement excludes it");
         return std::nullopt;
       }
@@ -306,7 +299,7 @@ class Verifier {
       return std::nullopt;
     }
     LabelSpace space = *it->second.first;
-    if (!hostname.empty()) space[kHostnameKey] = Domain::Fixed(hostname);
+    if (!hostname.empty()) space[labels::kHostname] = Domain::Fixed(hostname);
     return space;
   }
 
@@ -317,20 +310,20 @@ class Verifier {
     for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
     }
-    space[kNodePoolKey] = Domain::Fixed(pool.metadata().name());
-    space[kRegisteredKey] = Domain::Fixed("true");
-    space[kInitializedKey] = Domain::Fixed("true");
+    space[labels::kNodePool] = Domain::Fixed(pool.metadata().name());
+    space[labels::kRegistered] = Domain::Fixed("true");
+    space[labels::kInitialized] = Domain::Fixed("true");
     for (const auto& [k, v] : type.labels()) {
       space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
     }
-    space[kInstanceTypeKey] = Domain::Fixed(type.name());
+    space[labels::kInstanceType] = Domain::Fixed(type.name());
     std::vector<Expr> narrowing;
     for (const auto& r : type.requirements()) narrowing.push_back(ToExpr(r));
     for (const auto& r : pool.spec().template_().spec().requirements()) {
       narrowing.push_back(ToExpr(r));
     }
     for (const Expr& e : claim_requirements) {
-      if (e.key != kHostnameKey) narrowing.push_back(e);
+      if (e.key != labels::kHostname) narrowing.push_back(e);
     }
     for (const Expr& e : narrowing) {
       verify_internal::NarrowSpace(space, e);
@@ -345,16 +338,16 @@ class Verifier {
       auto it = space.find(key);
       return it == space.end() ? Domain::Unknown() : it->second;
     };
-    const Domain zone = domain_or_unknown(kZoneKey);
-    const Domain capacity_type = domain_or_unknown(kCapacityTypeKey);
+    const Domain zone = domain_or_unknown(labels::kZone);
+    const Domain capacity_type = domain_or_unknown(labels::kCapacityType);
     Domain zones, capacity_types;
     zones.values.clear();
     capacity_types.values.clear();
     for (const auto& o : type.offerings()) {
       if (!OfferingUsable(type, o)) continue;
-      if (!zone.Possibly(Expr{kZoneKey, "In", {o.zone()}})) continue;
+      if (!zone.Possibly(Expr{labels::kZone, "In", {o.zone()}})) continue;
       if (!capacity_type.Possibly(
-              Expr{kCapacityTypeKey, "In", {o.capacity_type()}})) {
+              Expr{labels::kCapacityType, "In", {o.capacity_type()}})) {
         continue;
       }
       zones.values.insert(o.zone());
@@ -365,8 +358,8 @@ class Verifier {
                           " with capacity types ", capacity_type.ToString());
       return std::nullopt;
     }
-    space[kZoneKey] = zones;
-    space[kCapacityTypeKey] = capacity_types;
+    space[labels::kZone] = zones;
+    space[labels::kCapacityType] = capacity_types;
     return space;
   }
 
@@ -491,13 +484,13 @@ class Verifier {
       for (const auto& [k, v] : node.metadata().labels()) {
         view.labels[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
       }
-      if (!view.labels.count(kHostnameKey)) {
-        view.labels[kHostnameKey] = Domain::Fixed(site.name);
+      if (!view.labels.count(labels::kHostname)) {
+        view.labels[labels::kHostname] = Domain::Fixed(site.name);
       }
-      auto nodepool = node.metadata().labels().find(kNodePoolKey);
+      auto nodepool = node.metadata().labels().find(labels::kNodePool);
       const bool managed = nodepool != node.metadata().labels().end();
       if (managed) site.node_pool = nodepool->second;
-      auto initialized = node.metadata().labels().find(kInitializedKey);
+      auto initialized = node.metadata().labels().find(labels::kInitialized);
       const bool is_initialized =
           initialized != node.metadata().labels().end() &&
           initialized->second == "true";
@@ -535,13 +528,14 @@ class Verifier {
       }
       for (const auto& r : claim.spec().requirements()) {
         const Expr e = ToExpr(r);
-        if (e.key != kHostnameKey) verify_internal::NarrowSpace(view.labels, e);
+        if (e.key != labels::kHostname)
+          verify_internal::NarrowSpace(view.labels, e);
       }
       const std::string hostname = claim.status().node_name().empty()
                                        ? site.name
                                        : claim.status().node_name();
-      view.labels[kHostnameKey] = Domain::Fixed(hostname);
-      auto nodepool = claim.metadata().labels().find(kNodePoolKey);
+      view.labels[labels::kHostname] = Domain::Fixed(hostname);
+      auto nodepool = claim.metadata().labels().find(labels::kNodePool);
       if (nodepool != claim.metadata().labels().end()) {
         site.node_pool = nodepool->second;
       }
@@ -712,8 +706,9 @@ class Verifier {
     site.capacity = capacity;
     std::string why;
     std::vector<Expr> pinned = claim_requirements;
-    pinned.push_back(Expr{kZoneKey, "In", {launch.zone()}});
-    pinned.push_back(Expr{kCapacityTypeKey, "In", {launch.capacity_type()}});
+    pinned.push_back(Expr{labels::kZone, "In", {launch.zone()}});
+    pinned.push_back(
+        Expr{labels::kCapacityType, "In", {launch.capacity_type()}});
     if (!OptionLabels(pool, type, pinned, claim.name(), &why)) {
       Add("launch", site.subject,
           absl::StrCat("launch ", launch.instance_type(), " in ", launch.zone(),
@@ -1098,7 +1093,7 @@ class Verifier {
     const std::string key = verify_internal::NormalizeKey(c.topology_key());
     const bool honor_affinity = c.node_affinity_policy() != "Ignore";
     const bool honor_taints = c.node_taints_policy() == "Honor";
-    const bool hostname = key == kHostnameKey;
+    const bool hostname = key == labels::kHostname;
     auto selected = [&](const PodFacts& pod) {
       return pod.ns == owner.ns &&
              verify_internal::SelectorMatches(selector, pod.labels);

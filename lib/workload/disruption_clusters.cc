@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/workload.h"
 #include "workload/builders.h"
 
@@ -57,18 +58,18 @@ void AddNode(v1::DisruptRequest& req, const NodeSpec& s) {
   nc.mutable_metadata()->set_name(s.name + "-nc");
   nc.mutable_metadata()->set_creation_timestamp(s.created);
   auto& labels = *nc.mutable_metadata()->mutable_labels();
-  labels["karpenter.sh/nodepool"] = s.pool;
-  labels["node.kubernetes.io/instance-type"] = s.type;
-  labels["topology.kubernetes.io/zone"] = s.zone;
-  labels["karpenter.sh/capacity-type"] = s.capacity_type;
-  labels["kubernetes.io/arch"] = "amd64";
-  labels["kubernetes.io/os"] = "linux";
+  labels[labels::kNodePool] = s.pool;
+  labels[labels::kInstanceType] = s.type;
+  labels[labels::kZone] = s.zone;
+  labels[labels::kCapacityType] = s.capacity_type;
+  labels[labels::kArch] = "amd64";
+  labels[labels::kOs] = "linux";
   for (const auto& [k, v] : s.type_labels) labels[k] = v;
   if (!s.hash.empty()) {
     (*nc.mutable_metadata()
-          ->mutable_annotations())["karpenter.sh/nodepool-hash"] = s.hash;
+          ->mutable_annotations())[labels::kNodePoolHashAnnotation] = s.hash;
     (*nc.mutable_metadata()
-          ->mutable_annotations())["karpenter.sh/nodepool-hash-version"] =
+          ->mutable_annotations())[labels::kNodePoolHashVersionAnnotation] =
         kNodePoolHashVersion;
   }
   if (s.deleting) nc.mutable_metadata()->set_deletion_timestamp(Before(5));
@@ -84,15 +85,14 @@ void AddNode(v1::DisruptRequest& req, const NodeSpec& s) {
   n.mutable_metadata()->set_name(s.name);
   n.mutable_metadata()->set_creation_timestamp(s.created);
   *n.mutable_metadata()->mutable_labels() = labels;
-  (*n.mutable_metadata()->mutable_labels())["kubernetes.io/hostname"] = s.name;
-  (*n.mutable_metadata()->mutable_labels())["karpenter.sh/registered"] = "true";
+  (*n.mutable_metadata()->mutable_labels())[labels::kHostname] = s.name;
+  (*n.mutable_metadata()->mutable_labels())[labels::kRegistered] = "true";
   if (s.initialized) {
-    (*n.mutable_metadata()->mutable_labels())["karpenter.sh/initialized"] =
-        "true";
+    (*n.mutable_metadata()->mutable_labels())[labels::kInitialized] = "true";
   }
   if (s.deleting) {
     n.mutable_metadata()->set_deletion_timestamp(Before(5));
-    n.mutable_metadata()->add_finalizers("karpenter.sh/termination");
+    n.mutable_metadata()->add_finalizers(labels::kTerminationFinalizer);
   }
   n.mutable_spec()->set_provider_id("test://" + s.name);
   auto& alloc = *n.mutable_status()->mutable_allocatable();
@@ -207,8 +207,8 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
       types.push_back({absl::StrCat(family, "-", cpu), cpu, gi});
       v1::InstanceType& t = *cat.add_instance_types();
       t.set_name(types.back().name);
-      (*t.mutable_labels())["kubernetes.io/arch"] = "amd64";
-      (*t.mutable_labels())["kubernetes.io/os"] = "linux";
+      (*t.mutable_labels())[labels::kArch] = "amd64";
+      (*t.mutable_labels())[labels::kOs] = "linux";
       (*t.mutable_labels())["nodeplan.test/family"] = family;
       (*t.mutable_capacity())["cpu"] = absl::StrCat(cpu);
       (*t.mutable_capacity())["memory"] = absl::StrCat(gi, "Gi");
@@ -249,11 +249,10 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
     spec.mutable_node_class_ref()->set_name("default");
     std::vector<std::string> cts = {"on-demand", "spot"};
     if (rng.Chance(1, 3)) cts = {rng.Chance(1, 2) ? "on-demand" : "spot"};
-    *spec.add_requirements() =
-        Requirement("karpenter.sh/capacity-type", "In", cts);
+    *spec.add_requirements() = Requirement(labels::kCapacityType, "In", cts);
     if (rng.Chance(1, 4)) {
-      *spec.add_requirements() = Requirement(
-          "topology.kubernetes.io/zone", "In", {"test-zone-1", "test-zone-2"});
+      *spec.add_requirements() =
+          Requirement(labels::kZone, "In", {"test-zone-1", "test-zone-2"});
     }
     if (rng.Chance(1, 4)) {
       *spec.add_requirements() = Requirement("nodeplan.test/family", "In",
@@ -285,8 +284,8 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
     hashes.push_back(hash.ok() ? *hash : "");
     if (rng.Chance(2, 3)) {
       auto& a = *np.mutable_metadata()->mutable_annotations();
-      a["karpenter.sh/nodepool-hash"] = hashes.back();
-      a["karpenter.sh/nodepool-hash-version"] = kNodePoolHashVersion;
+      a[labels::kNodePoolHashAnnotation] = hashes.back();
+      a[labels::kNodePoolHashVersionAnnotation] = kNodePoolHashVersion;
     }
   }
   static const char* kApps[] = {"web", "api", "db", "cache"};
@@ -317,7 +316,7 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
     if (rng.Chance(1, 20)) {
       (*req.mutable_nodes(req.nodes_size() - 1)
             ->mutable_metadata()
-            ->mutable_annotations())["karpenter.sh/do-not-disrupt"] = "true";
+            ->mutable_annotations())[labels::kDoNotDisrupt] = "true";
     }
     if (rng.Chance(1, 20)) {
       req.mutable_node_claims(req.node_claims_size() - 1)
@@ -334,8 +333,7 @@ v1::DisruptRequest RandomDisruptionCluster(uint64_t seed) {
                  kCpu[rng.Below(5)], kMem[rng.Below(5)], kOwners[rng.Below(6)]);
       if (rng.Chance(1, 15)) {
         static const char* kDnd[] = {"true", "1h", "3h", "bogus"};
-        (*pd.mutable_metadata()
-              ->mutable_annotations())["karpenter.sh/do-not-disrupt"] =
+        (*pd.mutable_metadata()->mutable_annotations())[labels::kDoNotDisrupt] =
             kDnd[rng.Below(4)];
       }
       if (rng.Chance(1, 10)) {

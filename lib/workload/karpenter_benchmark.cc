@@ -3,14 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "nodeplan/labels.h"
 #include "nodeplan/workload.h"
 #include "workload/builders.h"
 
 namespace nodeplan::workload {
 namespace {
-
-constexpr char kZoneKey[] = "topology.kubernetes.io/zone";
-constexpr char kHostnameKey[] = "kubernetes.io/hostname";
 
 // Karpenter's fake PriceFromResources: 0.1 per core plus 0.1 per 1e9 bytes.
 double FakePrice(int64_t cpu_cores, int64_t memory_bytes) {
@@ -81,7 +79,7 @@ void AddZoneSelfAffinity(Rng& rng, int count, v1::ScheduleRequest& request) {
             ->mutable_pod_affinity()
             ->add_required_during_scheduling_ignored_during_execution();
     *term->mutable_label_selector() = MatchLabels({{"my-affininity", label}});
-    term->set_topology_key(kZoneKey);
+    term->set_topology_key(labels::kZone);
     *request.add_pods() = std::move(pod);
   }
 }
@@ -97,7 +95,7 @@ void AddHostnameAntiAffinity(Rng& rng, int count,
             ->mutable_pod_anti_affinity()
             ->add_required_during_scheduling_ignored_during_execution();
     *term->mutable_label_selector() = MatchLabels({{"app", "nginx"}});
-    term->set_topology_key(kHostnameKey);
+    term->set_topology_key(labels::kHostname);
     *request.add_pods() = std::move(pod);
   }
 }
@@ -127,12 +125,12 @@ v1::Catalog FakeInstanceTypes(int count) {
     v1::InstanceType* it = catalog.add_instance_types();
     it->set_name("fake-it-" + std::to_string(i));
     auto& labels = *it->mutable_labels();
-    labels["node.kubernetes.io/instance-type"] = it->name();
-    labels["kubernetes.io/arch"] = "amd64";
+    labels[labels::kInstanceType] = it->name();
+    labels[labels::kArch] = "amd64";
     labels["size"] = large ? "large" : "small";
     labels["integer"] = std::to_string(cpu);
     *it->add_requirements() =
-        Requirement("kubernetes.io/os", "In", {"darwin", "linux", "windows"});
+        Requirement(labels::kOs, "In", {"darwin", "linux", "windows"});
     *it->add_requirements() = large ? Requirement("special", "In", {"optional"})
                                     : Requirement("special", "DoesNotExist");
     auto& capacity = *it->mutable_capacity();
@@ -182,8 +180,8 @@ v1::ScheduleRequest KarpenterBenchmark(int pods, uint64_t seed) {
   const int group = pods / 5;
   int generic_sequence = 0;
   AddGeneric(rng, group, "generic", generic_sequence, request);
-  AddSpread(rng, group, kZoneKey, "zone-spread", request);
-  AddSpread(rng, group, kHostnameKey, "host-spread", request);
+  AddSpread(rng, group, labels::kZone, "zone-spread", request);
+  AddSpread(rng, group, labels::kHostname, "host-spread", request);
   AddZoneSelfAffinity(rng, group, request);
   AddHostnameAntiAffinity(rng, group, request);
   AddGeneric(rng, pods - 5 * group, "generic", generic_sequence, request);
@@ -203,9 +201,10 @@ v1::ScheduleRequest PreferenceBenchmark(int pods, bool respect, uint64_t seed) {
           ->add_preferred_during_scheduling_ignored_during_execution();
   zone_preference->set_weight(1);
   *zone_preference->mutable_preference()->add_match_expressions() =
-      Requirement(kZoneKey, "In", {"test-zone-1"});
+      Requirement(labels::kZone, "In", {"test-zone-1"});
   for (const auto& [weight, key] :
-       {std::pair<int, const char*>{10, kZoneKey}, {1, kHostnameKey}}) {
+       {std::pair<int, const char*>{10, labels::kZone},
+        {1, labels::kHostname}}) {
     v1::WeightedPodAffinityTerm* term =
         affinity->mutable_pod_anti_affinity()
             ->add_preferred_during_scheduling_ignored_during_execution();

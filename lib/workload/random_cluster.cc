@@ -4,17 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "nodeplan/labels.h"
 #include "nodeplan/workload.h"
 #include "workload/builders.h"
 
 namespace nodeplan::workload {
 namespace {
 
-constexpr char kZoneKey[] = "topology.kubernetes.io/zone";
-constexpr char kHostnameKey[] = "kubernetes.io/hostname";
-constexpr char kArchKey[] = "kubernetes.io/arch";
-constexpr char kCapacityTypeKey[] = "karpenter.sh/capacity-type";
-constexpr char kInstanceTypeKey[] = "node.kubernetes.io/instance-type";
 constexpr char kCategoryKey[] = "nodeplan.test/category";
 constexpr char kGenerationKey[] = "nodeplan.test/generation";
 constexpr char kTeamKey[] = "nodeplan.test/team";
@@ -78,9 +74,9 @@ v1::Catalog RandomCatalog(Rng& rng) {
     v1::InstanceType* it = catalog.add_instance_types();
     it->set_name(shape.name);
     auto& labels = *it->mutable_labels();
-    labels[kInstanceTypeKey] = shape.name;
-    labels[kArchKey] = shape.arch;
-    labels["kubernetes.io/os"] = "linux";
+    labels[labels::kInstanceType] = shape.name;
+    labels[labels::kArch] = shape.arch;
+    labels[labels::kOs] = "linux";
     labels[kCategoryKey] = shape.category;
     labels[kGenerationKey] = std::to_string(shape.generation);
     auto& capacity = *it->mutable_capacity();
@@ -151,13 +147,14 @@ v1::NodePool RandomNodePool(Rng& rng, int index, PoolFacts& facts) {
       break;
   }
   if (rng.Chance(1, 2)) {
-    add(Requirement(kCapacityTypeKey, "In",
+    add(Requirement(labels::kCapacityType, "In",
                     Subset(rng, {"spot", "on-demand"})));
   }
-  if (rng.Chance(1, 4)) add(Requirement(kZoneKey, "NotIn", {rng.Pick(kZones)}));
+  if (rng.Chance(1, 4))
+    add(Requirement(labels::kZone, "NotIn", {rng.Pick(kZones)}));
   if (rng.Chance(1, 3)) {
-    add(rng.Chance(1, 2) ? Requirement(kArchKey, "In", {"amd64"})
-                         : Requirement(kArchKey, "Exists"));
+    add(rng.Chance(1, 2) ? Requirement(labels::kArch, "In", {"amd64"})
+                         : Requirement(labels::kArch, "Exists"));
   }
   if (rng.Chance(1, 3)) {
     facts.team = rng.Pick(kTeams);
@@ -194,9 +191,9 @@ const std::vector<std::string> kMemory = {"128Mi", "512Mi", "1Gi", "2Gi",
 v1::NodeSelectorRequirement RandomNodeRequirement(Rng& rng) {
   switch (rng.Below(7)) {
     case 0:
-      return Requirement(kZoneKey, "In", Subset(rng, kZones));
+      return Requirement(labels::kZone, "In", Subset(rng, kZones));
     case 1:
-      return Requirement(kZoneKey, "NotIn", {rng.Pick(kZones)});
+      return Requirement(labels::kZone, "NotIn", {rng.Pick(kZones)});
     case 2:
       return Requirement(kCategoryKey, "In", Subset(rng, {"c", "m", "r"}));
     case 3:
@@ -204,7 +201,7 @@ v1::NodeSelectorRequirement RandomNodeRequirement(Rng& rng) {
     case 4:
       return Requirement(kGenerationKey, "Lt", {"6"});
     case 5:
-      return Requirement(kArchKey, "In",
+      return Requirement(labels::kArch, "In",
                          {rng.Pick<std::string>({"amd64", "arm64"})});
     default:
       return rng.Chance(1, 2) ? Requirement(kTeamKey, "Exists")
@@ -232,7 +229,7 @@ void Decorate(Rng& rng, const std::vector<PoolFacts>& pools, v1::Pod& pod) {
     }
   }
   if (rng.Chance(1, 6))
-    (*spec->mutable_node_selector())[kZoneKey] = rng.Pick(kZones);
+    (*spec->mutable_node_selector())[labels::kZone] = rng.Pick(kZones);
   v1::Affinity* affinity = spec->mutable_affinity();
   if (rng.Chance(1, 4)) {
     auto* required =
@@ -271,7 +268,8 @@ void Decorate(Rng& rng, const std::vector<PoolFacts>& pools, v1::Pod& pod) {
     v1::TopologySpreadConstraint* spread =
         spec->add_topology_spread_constraints();
     spread->set_max_skew(1 + static_cast<int>(rng.Below(2)));
-    spread->set_topology_key(rng.Chance(1, 2) ? kZoneKey : kHostnameKey);
+    spread->set_topology_key(rng.Chance(1, 2) ? labels::kZone
+                                              : labels::kHostname);
     spread->set_when_unsatisfiable(rng.Chance(2, 3) ? "DoNotSchedule"
                                                     : "ScheduleAnyway");
     *spread->mutable_label_selector() = MatchLabels({{"app", app}});
@@ -280,13 +278,13 @@ void Decorate(Rng& rng, const std::vector<PoolFacts>& pools, v1::Pod& pod) {
     *affinity->mutable_pod_affinity()
          ->add_required_during_scheduling_ignored_during_execution() =
         AffinityTerm(rng.Pick(kApps),
-                     rng.Chance(1, 2) ? kZoneKey : kHostnameKey);
+                     rng.Chance(1, 2) ? labels::kZone : labels::kHostname);
   }
   if (rng.Chance(1, 6)) {
     *affinity->mutable_pod_anti_affinity()
          ->add_required_during_scheduling_ignored_during_execution() =
         AffinityTerm(rng.Chance(2, 3) ? app : rng.Pick(kApps),
-                     rng.Chance(3, 4) ? kHostnameKey : kZoneKey);
+                     rng.Chance(3, 4) ? labels::kHostname : labels::kZone);
   }
   if (rng.Chance(1, 8)) {
     auto* term =
@@ -294,14 +292,14 @@ void Decorate(Rng& rng, const std::vector<PoolFacts>& pools, v1::Pod& pod) {
             ->add_preferred_during_scheduling_ignored_during_execution();
     term->set_weight(1 + static_cast<int>(rng.Below(100)));
     *term->mutable_pod_affinity_term() =
-        AffinityTerm(rng.Pick(kApps), kZoneKey);
+        AffinityTerm(rng.Pick(kApps), labels::kZone);
   }
   if (rng.Chance(1, 8)) {
     auto* term =
         affinity->mutable_pod_anti_affinity()
             ->add_preferred_during_scheduling_ignored_during_execution();
     term->set_weight(1 + static_cast<int>(rng.Below(100)));
-    *term->mutable_pod_affinity_term() = AffinityTerm(app, kHostnameKey);
+    *term->mutable_pod_affinity_term() = AffinityTerm(app, labels::kHostname);
   }
   if (affinity->ByteSizeLong() == 0) spec->clear_affinity();
   if (rng.Chance(1, 10)) {
@@ -332,7 +330,7 @@ v1::DaemonSet RandomDaemonSet(Rng& rng, int index) {
     tmpl->mutable_spec()->add_tolerations()->set_operator_("Exists");
   }
   if (rng.Chance(1, 3)) {
-    (*tmpl->mutable_spec()->mutable_node_selector())[kArchKey] = "amd64";
+    (*tmpl->mutable_spec()->mutable_node_selector())[labels::kArch] = "amd64";
   }
   if (rng.Chance(1, 4)) {
     v1::ContainerPort* port = container->add_ports();
@@ -372,17 +370,17 @@ v1::ScheduleRequest RandomCluster(uint64_t seed,
     const std::string name = "node-" + std::to_string(n);
     node->mutable_metadata()->set_name(name);
     auto& labels = *node->mutable_metadata()->mutable_labels();
-    labels[kHostnameKey] = name;
-    labels[kZoneKey] = rng.Pick(kZones);
-    labels[kInstanceTypeKey] = shape.name;
-    labels[kArchKey] = shape.arch;
-    labels["kubernetes.io/os"] = "linux";
-    labels[kCapacityTypeKey] = rng.Chance(1, 2) ? "spot" : "on-demand";
+    labels[labels::kHostname] = name;
+    labels[labels::kZone] = rng.Pick(kZones);
+    labels[labels::kInstanceType] = shape.name;
+    labels[labels::kArch] = shape.arch;
+    labels[labels::kOs] = "linux";
+    labels[labels::kCapacityType] = rng.Chance(1, 2) ? "spot" : "on-demand";
     labels[kCategoryKey] = shape.category;
     labels[kGenerationKey] = std::to_string(shape.generation);
-    labels["karpenter.sh/nodepool"] = pool.name;
-    labels["karpenter.sh/initialized"] = "true";
-    labels["karpenter.sh/registered"] = "true";
+    labels[labels::kNodePool] = pool.name;
+    labels[labels::kInitialized] = "true";
+    labels[labels::kRegistered] = "true";
     labels[kTierKey] = pool.tier;
     if (!pool.team.empty()) labels[kTeamKey] = pool.team;
     if (pool.dedicated) {
@@ -409,7 +407,8 @@ v1::ScheduleRequest RandomCluster(uint64_t seed,
              ->mutable_affinity()
              ->mutable_pod_anti_affinity()
              ->add_required_during_scheduling_ignored_during_execution() =
-            AffinityTerm(app, rng.Chance(1, 2) ? kHostnameKey : kZoneKey);
+            AffinityTerm(app,
+                         rng.Chance(1, 2) ? labels::kHostname : labels::kZone);
       }
       pod.mutable_spec()->set_node_name(name);
       pod.mutable_status()->clear_conditions();

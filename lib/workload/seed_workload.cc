@@ -4,16 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "nodeplan/labels.h"
 #include "nodeplan/workload.h"
 #include "workload/builders.h"
 
 namespace nodeplan::workload {
-namespace {
-
-constexpr char kZoneKey[] = "topology.kubernetes.io/zone";
-constexpr char kHostnameKey[] = "kubernetes.io/hostname";
-
-}  // namespace
+namespace {}  // namespace
 
 v1::NodePool WorkshopNodePool() {
   v1::NodePool pool;
@@ -34,14 +30,13 @@ v1::NodePool WorkshopNodePool() {
   tmpl->mutable_node_class_ref()->set_kind("NodeClass");
   tmpl->mutable_node_class_ref()->set_name("default");
   *tmpl->add_requirements() =
-      Requirement("karpenter.sh/capacity-type", "In", {"on-demand"});
+      Requirement(labels::kCapacityType, "In", {"on-demand"});
   *tmpl->add_requirements() =
       Requirement("eks.amazonaws.com/instance-category", "In", {"c", "m", "r"});
   *tmpl->add_requirements() =
       Requirement("eks.amazonaws.com/instance-generation", "Gt", {"4"});
-  *tmpl->add_requirements() =
-      Requirement("kubernetes.io/arch", "In", {"amd64"});
-  *tmpl->add_requirements() = Requirement("kubernetes.io/os", "In", {"linux"});
+  *tmpl->add_requirements() = Requirement(labels::kArch, "In", {"amd64"});
+  *tmpl->add_requirements() = Requirement(labels::kOs, "In", {"linux"});
   spec->mutable_template_()->add_present_empty_fields("metadata");
   return pool;
 }
@@ -65,7 +60,7 @@ v1::ScheduleRequest SeedNodePoolWorkload(int pods, uint64_t seed) {
       v1::TopologySpreadConstraint* spread =
           pod.mutable_spec()->add_topology_spread_constraints();
       spread->set_max_skew(1);
-      spread->set_topology_key(kZoneKey);
+      spread->set_topology_key(labels::kZone);
       spread->set_when_unsatisfiable("DoNotSchedule");
       *spread->mutable_label_selector() = MatchLabels({{"app", service}});
     } else if (kind < 70) {  // workers
@@ -83,18 +78,17 @@ v1::ScheduleRequest SeedNodePoolWorkload(int pods, uint64_t seed) {
               ->mutable_pod_anti_affinity()
               ->add_required_during_scheduling_ignored_during_execution();
       *term->mutable_label_selector() = MatchLabels({{"app", "cache"}});
-      term->set_topology_key(kHostnameKey);
+      term->set_topology_key(labels::kHostname);
     } else if (kind < 95) {  // batch pinned to a zone
       pod = MakePod("batch-" + std::to_string(i), "jobs",
                     rng.Pick<std::string>({"500m", "1"}),
                     rng.Pick<std::string>({"1Gi", "2Gi"}));
       (*pod.mutable_metadata()->mutable_labels())["app"] = "batch";
-      (*pod.mutable_spec()->mutable_node_selector())[kZoneKey] =
+      (*pod.mutable_spec()->mutable_node_selector())[labels::kZone] =
           rng.Pick(zones);
     } else if (kind < 98) {  // arm64: the seed NodePool is amd64 only
       pod = MakePod("arm-" + std::to_string(i), "jobs", "500m", "1Gi");
-      (*pod.mutable_spec()->mutable_node_selector())["kubernetes.io/arch"] =
-          "arm64";
+      (*pod.mutable_spec()->mutable_node_selector())[labels::kArch] = "arm64";
     } else {  // GPU: categories c/m/r carry none
       pod = MakePod("gpu-" + std::to_string(i), "ml", "4", "16Gi");
       (*pod.mutable_spec()
