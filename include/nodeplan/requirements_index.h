@@ -55,6 +55,14 @@ class TypeSet {
   void AndWith(const TypeSet& other);
   void OrWith(const TypeSet& other);
   void AndNotWith(const TypeSet& other);
+  // Some member is in both (this & other is not empty), without building the
+  // intersection.
+  bool Intersects(const TypeSet& other) const {
+    for (size_t w = 0; w < words_.size() && w < other.words_.size(); ++w) {
+      if ((words_[w] & other.words_[w]) != 0) return true;
+    }
+    return false;
+  }
 
   absl::Span<uint64_t> words() { return absl::MakeSpan(words_); }
   absl::Span<const uint64_t> words() const { return words_; }

@@ -80,18 +80,18 @@ bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
   return true;
 }
 
-Bits FitIndex::Fitting(const ResVec& need, size_t n) const {
+TypeSet FitIndex::Fitting(const ResVec& need, size_t n) const {
   // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
   // the catalog) has no dimension here: no instance type has any of it.
   for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxDims); ++d)
-    if (need[d] > 0) return Bits(n, false);
-  Bits out(n, true);
+    if (need[d] > 0) return TypeSet(n, false);
+  TypeSet out(n, true);
   for (size_t d = 0; d < sorted.size(); ++d) {
     if (need[d] <= 0) continue;
     const auto& vals = sorted[d];
     size_t rank =
         std::lower_bound(vals.begin(), vals.end(), need[d]) - vals.begin();
-    out &= suffix[d][rank];
+    out.AndWith(suffix[d][rank]);
   }
   return out;
 }
@@ -361,7 +361,7 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     auto& suf = c.fit.suffix[d];
     vals.reserve(n);
     for (auto& [v, i] : order) vals.push_back(v);
-    suf.assign(n + 1, Bits(n));
+    suf.assign(n + 1, TypeSet(n));
     for (size_t r = n; r-- > 0;) {
       suf[r] = suf[r + 1];
       suf[r].Set(order[r].second);
@@ -429,9 +429,9 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
       for (const auto& s : it->second->status().subnets())
         if (!s.zone().empty()) class_zones[in.Intern(s.zone())] = true;
     }
-    pool.types = Bits(n);
+    pool.types = TypeSet(n);
     pool.offering_mask.assign(n, 0);
-    pool.catalog = Bits(n);
+    pool.catalog = TypeSet(n);
     pool.catalog_offering_mask.assign(n, 0);
     const CatalogGroup& group = (*groups)[GroupOf(*groups, np)];
     for (size_t i = group.begin; i < group.end; ++i) {

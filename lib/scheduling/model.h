@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "nodeplan/v1/schedule.pb.h"
-#include "scheduling/bits.h"
+#include "nodeplan/requirements_index.h"
 #include "scheduling/intern.h"
 #include "scheduling/req.h"
 #include "scheduling/resources.h"
@@ -55,12 +55,12 @@ struct Pool {
   // Instance types this NodePool can launch (requirements intersect, an
   // available compatible offering exists), and per type a mask of the
   // offerings available to it (NodeClass zones, unavailable offerings).
-  Bits types;
+  TypeSet types;
   std::vector<uint64_t> offering_mask;
   // Every instance type of the NodePool's catalog, compatible or not (what
   // the cloud provider returns for it), and per type its available offerings
   // in the NodeClass zones: the topology domain universe is built from these.
-  Bits catalog;
+  TypeSet catalog;
   std::vector<uint64_t> catalog_offering_mask;
   bool has_limits = false;
   ResVec limits;
@@ -73,8 +73,8 @@ struct Pool {
 // bitsets of that order: the types with allocatable >= x are one suffix.
 struct FitIndex {
   std::vector<std::vector<int64_t>> sorted;  // [dim] ascending values
-  std::vector<std::vector<Bits>> suffix;     // [dim][rank]
-  Bits Fitting(const ResVec& need, size_t n) const;
+  std::vector<std::vector<TypeSet>> suffix;     // [dim][rank]
+  TypeSet Fitting(const ResVec& need, size_t n) const;
 };
 
 struct Compiled {

@@ -34,7 +34,7 @@
 #include "absl/status/status.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/v1/schedule.pb.h"
-#include "scheduling/bits.h"
+#include "nodeplan/requirements_index.h"
 #include "scheduling/model.h"
 #include "scheduling/namespaces.h"
 #include "scheduling/option_table.h"
@@ -54,7 +54,7 @@ struct DaemonPod {
 };
 
 struct DaemonGroup {
-  Bits types;
+  TypeSet types;
   ResVec overhead;
   bool has_overhead = false;
   std::vector<HostPort> ports;
@@ -64,11 +64,11 @@ struct PoolState {
   std::vector<DaemonGroup> groups;
   ResVec template_overhead;
   ResVec remaining;
-  Bits limit_ok;
+  TypeSet limit_ok;
   bool limit_dirty = true;
   bool dropped = false;
   // Types with a reserved offering this NodePool can use.
-  Bits reserved_types;
+  TypeSet reserved_types;
   // The dimensions the NodePool limits, and the largest capacity of its
   // types in each (while it is within `remaining`, no type exceeds it).
   std::vector<int> limited;
@@ -91,7 +91,7 @@ struct Claim {
   int pool = 0;
   Reqs reqs;
   Id hostname = kNoId;
-  Bits options;
+  TypeSet options;
   ResVec requests;
   std::vector<int> pods;
   std::vector<HostPort> ports;
@@ -170,7 +170,7 @@ struct BoundPod {
 
 struct Candidate {
   Reqs reqs;
-  Bits options;
+  TypeSet options;
   std::vector<std::pair<int, int>> reserve;
   bool min_values_relaxed = false;
 };
@@ -256,14 +256,14 @@ class Round {
   // The shared slots view `v` of `cls` checks (its hostname spread and
   // anti-affinity groups, and the inverse ones that select it).
   const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
-  const Bits& KeyCompat(const Req& r);
-  Bits OfferCompat(int pool, const Reqs& reqs);
+  const TypeSet& KeyCompat(const Req& r);
+  TypeSet OfferCompat(int pool, const Reqs& reqs);
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
                    bool is_new);
   void Reposition(int ci, bool is_new);
   void SortClaimOrder();
-  const Bits& LimitOk(int pool);
-  bool MinValuesOk(const Bits& types, Reqs& reqs, bool relax, std::string* err,
+  const TypeSet& LimitOk(int pool);
+  bool MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax, std::string* err,
                    bool* relaxed = nullptr) const;
 
   // Rendering.
@@ -335,8 +335,8 @@ class Round {
   absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>>
       universe_;
 
-  absl::flat_hash_map<std::string, Bits> key_compat_;
-  absl::flat_hash_map<std::string, Bits> offer_compat_;
+  absl::flat_hash_map<std::string, TypeSet> key_compat_;
+  absl::flat_hash_map<std::string, TypeSet> offer_compat_;
   // Per (NodePool, zone/capacity-type/reservation requirements): each
   // type's cheapest compatible offering price and compatible offering mask.
   struct PriceEntry {

@@ -133,7 +133,7 @@ bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
   return true;
 }
 
-const Bits& Round::KeyCompat(const Req& r) {
+const TypeSet& Round::KeyCompat(const Req& r) {
   sig_.clear();
   absl::StrAppend(&sig_, r.key, r.complement ? "c" : "i", "|");
   for (Id v : r.values) absl::StrAppend(&sig_, v, ",");
@@ -141,7 +141,7 @@ const Bits& Round::KeyCompat(const Req& r) {
   if (r.has_lte) absl::StrAppend(&sig_, "l", r.lte);
   auto it = key_compat_.find(sig_);
   if (it != key_compat_.end()) return it->second;
-  Bits b(n_);
+  TypeSet b(n_);
   Op incoming = OperatorOf(r);
   bool neg_in = incoming == Op::kNotIn || incoming == Op::kDoesNotExist;
   for (size_t i = 0; i < n_; ++i) {
@@ -156,7 +156,7 @@ const Bits& Round::KeyCompat(const Req& r) {
   return key_compat_.emplace(sig_, std::move(b)).first->second;
 }
 
-Bits Round::OfferCompat(int pool, const Reqs& reqs) {
+TypeSet Round::OfferCompat(int pool, const Reqs& reqs) {
   std::string sig = absl::StrCat(pool, "|");
   for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
     const Req* r = reqs.Get(key);
@@ -165,7 +165,7 @@ Bits Round::OfferCompat(int pool, const Reqs& reqs) {
   }
   auto it = offer_compat_.find(sig);
   if (it != offer_compat_.end()) return it->second;
-  Bits b(n_);
+  TypeSet b(n_);
   const Pool& p = c_.pools[pool];
   p.types.ForEach([&](size_t i) {
     uint64_t mask = p.offering_mask[i];
@@ -179,7 +179,7 @@ Bits Round::OfferCompat(int pool, const Reqs& reqs) {
   return offer_compat_.emplace(sig, std::move(b)).first->second;
 }
 
-bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
+bool Round::MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax,
                         std::string* err, bool* relaxed) const {
   std::vector<std::pair<Id, int32_t>> floors;
   for (const Req& r : reqs.items())
@@ -216,7 +216,7 @@ bool Round::MinValuesOk(const Bits& types, Reqs& reqs, bool relax,
   return relax;
 }
 
-const Bits& Round::LimitOk(int pool) {
+const TypeSet& Round::LimitOk(int pool) {
   PoolState& ps = pools_[pool];
   if (!ps.limit_dirty) return ps.limit_ok;
   const Pool& p = c_.pools[pool];
@@ -228,7 +228,7 @@ const Bits& Round::LimitOk(int pool) {
     ps.limit_dirty = false;
     return ps.limit_ok;
   }
-  ps.limit_ok = Bits(n_);
+  ps.limit_ok = TypeSet(n_);
   p.types.ForEach([&](size_t i) {
     for (int d : ps.limited)
       if (c_.types[i].capacity[d] > ps.remaining[d]) return;
@@ -241,7 +241,7 @@ const Bits& Round::LimitOk(int pool) {
 Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
                         bool relax_min, Candidate* out, std::string* err) {
   const PoolState& ps = pools_[claim.pool];
-  Bits req_ok = claim.options;
+  TypeSet req_ok = claim.options;
   bool offer_changed = false;
   for (const Req& r : reqs.items()) {
     const Req* old = claim.reqs.Get(r.key);
@@ -250,11 +250,11 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
         r.key == k_.reservation_id)
       offer_changed = true;
     if (r.key == k_.hostname) continue;
-    req_ok &= KeyCompat(r);
+    req_ok.AndWith(KeyCompat(r));
   }
-  Bits offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
-  offer_ok &= claim.options;
-  Bits fit_any(n_);
+  TypeSet offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  offer_ok.AndWith(claim.options);
+  TypeSet fit_any(n_);
   ResVec base = claim.requests + cls.requests;
   bool claim_port_conflict =
       !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
@@ -274,21 +274,21 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
         }
       }
     }
-    Bits f = c_.fit.Fitting(base + g.overhead, n_);
-    f &= g.types;
-    fit_any |= f;
+    TypeSet f = c_.fit.Fitting(base + g.overhead, n_);
+    f.AndWith(g.types);
+    fit_any.OrWith(f);
   }
-  Bits remaining = req_ok;
-  remaining &= offer_ok;
-  remaining &= fit_any;
+  TypeSet remaining = req_ok;
+  remaining.AndWith(offer_ok);
+  remaining.AndWith(fit_any);
   std::string min_err;
   bool min_failed = false;
-  if (remaining.Any() && reqs.HasMinValues()) {
+  if (!remaining.None() && reqs.HasMinValues()) {
     if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
                      &out->min_values_relaxed))
       min_failed = true;
   }
-  if (remaining.Any() && !min_failed) {
+  if (!remaining.None() && !min_failed) {
     out->options = std::move(remaining);
     return Fail::kNone;
   }
@@ -309,18 +309,18 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
     *err = min_err + tail;
     return Fail::kOther;
   }
-  Bits R = req_ok, O = offer_ok, F = fit_any;
-  F &= O;  // Karpenter's fits() needs a compatible offering too
-  bool r_any = R.Any(), f_any = F.Any(), o_any = O.Any();
-  Bits rf = R;
-  rf &= F;
-  rf.AndNot(O);
-  Bits ro = R;
-  ro &= O;
-  ro.AndNot(F);
-  Bits fo = F;
-  fo &= O;
-  fo.AndNot(R);
+  TypeSet R = req_ok, O = offer_ok, F = fit_any;
+  F.AndWith(O);  // Karpenter's fits() needs a compatible offering too
+  bool r_any = !R.None(), f_any = !F.None(), o_any = !O.None();
+  TypeSet rf = R;
+  rf.AndWith(F);
+  rf.AndNotWith(O);
+  TypeSet ro = R;
+  ro.AndWith(O);
+  ro.AndNotWith(F);
+  TypeSet fo = F;
+  fo.AndWith(O);
+  fo.AndNotWith(R);
   std::string msg;
   if (!r_any && !f_any && !o_any) {
     msg =
@@ -342,15 +342,15 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
     msg = "no instance type has enough resources";
   } else if (!o_any) {
     msg = "no instance type has the required offering";
-  } else if (rf.Any()) {
+  } else if (!rf.None()) {
     msg =
         "no instance type which met the scheduling requirements and had enough "
         "resources, had a required offering";
-  } else if (fo.Any()) {
+  } else if (!fo.None()) {
     msg =
         "no instance type which had enough resources and the required offering "
         "met the scheduling requirements";
-  } else if (ro.Any()) {
+  } else if (!ro.None()) {
     msg =
         "no instance type which met the scheduling requirements and the "
         "required offering had the required resources";
@@ -422,7 +422,7 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
       bool compatible_reserved = false;
       const Pool& p = c_.pools[claim.pool];
       // Only types with a reserved offering can contribute below.
-      if (Bits::AnyAnd(cand.options, pools_[claim.pool].reserved_types))
+      if (cand.options.Intersects(pools_[claim.pool].reserved_types))
         cand.options.ForEach([&](size_t i) {
           const auto& offs = c_.types[i].offerings;
           for (size_t j = 0; j < offs.size() && j < 64; ++j) {
@@ -515,8 +515,8 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   const int dims = dims_.size();
   bool recompute = is_new;
   if (!recompute) {
-    Bits dropped = claim.options;
-    dropped.AndNot(cand.options);
+    TypeSet dropped = claim.options;
+    dropped.AndNotWith(cand.options);
     dropped.ForEach([&](size_t i) {
       for (int d : varying_dims_)
         if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
@@ -732,9 +732,9 @@ Fail Round::Add(int pod, int level, std::string* err) {
       errs.push_back(prefix + "node limits have been exhausted for nodepool");
       continue;
     }
-    Bits cand_types = pool.types;
-    cand_types &= LimitOk(static_cast<int>(p));
-    if (!cand_types.Any()) {
+    TypeSet cand_types = pool.types;
+    cand_types.AndWith(LimitOk(static_cast<int>(p)));
+    if (cand_types.None()) {
       errs.push_back(prefix +
                      "all available instance types exceed limits for nodepool");
       continue;
@@ -761,7 +761,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     Id host = in_.Intern(
         absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
     trial.hostname = host;
-    trial.options = Bits(n_);
+    trial.options = TypeSet(n_);
     trial.reqs.Remove(k_.hostname);
     trial.reqs.Add(InReq(k_.hostname, host), in_);
     cand.reqs.Remove(k_.hostname);

@@ -60,7 +60,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   bool first = true;
   ResVec min_oh;
   for (const DaemonGroup& g : ps.groups) {
-    if (!Bits::AnyAnd(g.types, claim.options)) continue;
+    if (!g.types.Intersects(claim.options)) continue;
     if (first) {
       min_oh = g.overhead;
       first = false;
@@ -112,10 +112,10 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     if (static_cast<int>(opts.size()) >= opt_.max_instance_types) break;
     if (claim.options.Test(i)) opts.emplace_back(prices[i], i);
   }
-  Bits kept(n_);
+  TypeSet kept(n_);
   for (auto& [price, i] : opts) kept.Set(i);
   if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
-    Bits ordered = kept;  // MinValuesOk walks in index order; fine for counting
+    TypeSet ordered = kept;  // MinValuesOk walks in index order; fine for counting
     std::string e;
     Reqs copy = reqs;
     if (!MinValuesOk(ordered, copy, false, &e)) {

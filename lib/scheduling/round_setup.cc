@@ -426,7 +426,7 @@ absl::Status Round::CompileExisting() {
   // seed 245: a daemon counted on a PreferNoSchedule in-flight NodeClaim.)
   bool daemons_tolerate_pns = false;
   for (const Pool& pool : c_.pools) {
-    if (!pool.types.Any()) continue;
+    if (pool.types.None()) continue;
     Reqs r = pool.reqs;
     if (!pool.reqs.HasMinValues() || opt_.best_effort_min_values ||
         MinValuesOk(pool.types, r, false, nullptr))
@@ -638,7 +638,7 @@ void Round::CompilePoolStates() {
           group_of.emplace(mask, static_cast<int>(ps.groups.size()));
       if (inserted) {
         DaemonGroup g;
-        g.types = Bits(n_);
+        g.types = TypeSet(n_);
         for (size_t d = 0; d < daemons_.size(); ++d)
           if (mask[d]) {
             g.overhead += daemons_[d].requests;
@@ -658,7 +658,7 @@ void Round::CompilePoolStates() {
         ps.max_capacity[d] =
             std::max(ps.max_capacity[d], c_.types[i].capacity[d]);
     });
-    ps.reserved_types = Bits(n_);
+    ps.reserved_types = TypeSet(n_);
     pool.types.ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
@@ -668,7 +668,7 @@ void Round::CompilePoolStates() {
     });
     // Strict minValues with no pod: a NodePool that cannot meet its own
     // minValues is dropped, as Karpenter drops the template.
-    if (!pool.types.Any()) {
+    if (pool.types.None()) {
       ps.dropped = true;
     } else if (pool.reqs.HasMinValues() && !opt_.best_effort_min_values) {
       Reqs r = pool.reqs;

@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "nodeplan/v1/schedule.pb.h"
-#include "scheduling/bits.h"
+#include "nodeplan/requirements_index.h"
 #include "scheduling/model.h"
 #include "scheduling/pods.h"
 #include "scheduling/topology.h"
