@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "nodeplan/v1/schedule.pb.h"
 #include "nodeplan/requirements_index.h"
+#include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/intern.h"
 #include "scheduling/req.h"
 #include "scheduling/resources.h"
@@ -73,7 +73,7 @@ struct Pool {
 // bitsets of that order: the types with allocatable >= x are one suffix.
 struct FitIndex {
   std::vector<std::vector<int64_t>> sorted;  // [dim] ascending values
-  std::vector<std::vector<TypeSet>> suffix;     // [dim][rank]
+  std::vector<std::vector<TypeSet>> suffix;  // [dim][rank]
   TypeSet Fitting(const ResVec& need, size_t n) const;
 };
 

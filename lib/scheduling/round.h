@@ -33,8 +33,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "google/protobuf/arena.h"
-#include "nodeplan/v1/schedule.pb.h"
 #include "nodeplan/requirements_index.h"
+#include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/model.h"
 #include "scheduling/namespaces.h"
 #include "scheduling/option_table.h"
@@ -263,8 +263,8 @@ class Round {
   void Reposition(int ci, bool is_new);
   void SortClaimOrder();
   const TypeSet& LimitOk(int pool);
-  bool MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax, std::string* err,
-                   bool* relaxed = nullptr) const;
+  bool MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax,
+                   std::string* err, bool* relaxed = nullptr) const;
 
   // Rendering.
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,

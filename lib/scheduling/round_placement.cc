@@ -252,7 +252,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
     if (r.key == k_.hostname) continue;
     req_ok.AndWith(KeyCompat(r));
   }
-  TypeSet offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  TypeSet offer_ok =
+      offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
   offer_ok.AndWith(claim.options);
   TypeSet fit_any(n_);
   ResVec base = claim.requests + cls.requests;

@@ -115,7 +115,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   TypeSet kept(n_);
   for (auto& [price, i] : opts) kept.Set(i);
   if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
-    TypeSet ordered = kept;  // MinValuesOk walks in index order; fine for counting
+    TypeSet ordered =
+        kept;  // MinValuesOk walks in index order; fine for counting
     std::string e;
     Reqs copy = reqs;
     if (!MinValuesOk(ordered, copy, false, &e)) {
