@@ -175,9 +175,10 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
           Origin::kPending;
     }
   }
+  // Always gated (an empty gate restricts nothing): the request's objects
+  // were validated once by Disrupt.
   absl::StatusOr<v1::ScheduleResponse> resp =
-      gate.nodes.empty() ? snapshot_->Schedule(req)
-                         : scheduling::ScheduleGated(*snapshot_, req, gate);
+      scheduling::ScheduleGated(*snapshot_, req, gate);
   if (!resp.ok()) return resp.status();
 
   auto origin_of = [&](const std::string& key) {

@@ -10,7 +10,8 @@
 
 namespace nodeplan::scheduling {
 
-// `snapshot` must come from Snapshot::Compile.
+// `snapshot` must come from Snapshot::Compile. The pods and deployments of
+// `state` must already have passed validation::CheckWorkload (solver.h).
 absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
     const Snapshot& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate);

@@ -58,10 +58,15 @@ namespace {
 absl::Status SolveWith(const Compiled& snapshot,
                        const v1::ScheduleRequest& state,
                        const DestinationGate* gate, v1::ScheduleResponse* out) {
-  validation::Workload workload;
-  workload.pods = &state.pods();
-  workload.deployments = &state.deployments();
-  if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
+  // A gated call is one of disruption's simulations over objects its
+  // Disrupt call already validated: checking all of the cluster's pods again
+  // per simulation cost about 15% of a 1,000-node decision.
+  if (gate == nullptr) {
+    validation::Workload workload;
+    workload.pods = &state.pods();
+    workload.deployments = &state.deployments();
+    if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
+  }
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
   opt->gate = gate;

@@ -50,7 +50,10 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
 // is copied and the caller frees the whole response at once).
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    v1::ScheduleResponse* out);
-// The same with a destination gate (`gate` must outlive the call).
+// The same with a destination gate (`gate` must outlive the call), for
+// disruption's simulations only: the pods and deployments of `state` are
+// trusted to be ones the caller validated (validation::CheckWorkload), as
+// Disrupt does once per call; they are not checked again.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out);
 
