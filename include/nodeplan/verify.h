@@ -66,8 +66,10 @@
 //   input          the request or response cannot be interpreted (e.g. a
 //                  malformed quantity).
 //
-// Namespace selectors in affinity terms are not modelled (the term's listed
-// namespaces, else the pod's own, are used).
+// Affinity terms select pods in their listed namespaces plus every namespace
+// their namespaceSelector matches (the request's Namespace objects and the
+// namespaces its pods live in, each with the kubernetes.io/metadata.name label
+// the API server sets); with neither, the pod's own namespace.
 
 #include <string>
 #include <vector>
