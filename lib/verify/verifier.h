@@ -1,0 +1,275 @@
+#ifndef NODEPLAN_LIB_VERIFY_VERIFIER_H_
+#define NODEPLAN_LIB_VERIFY_VERIFIER_H_
+
+// The plan verifier's state, shared by the files that check one rule each
+// (see include/nodeplan/verify.h for the rules): verify_catalog.cc (what an
+// instance-type option launches with), verify_sites.cc (pods, existing and
+// new NodeClaims), verify_placement.cc (coverage, labels, taints, resources,
+// host ports, limits), verify_topology.cc (spread, affinity, anti-affinity).
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "nodeplan/v1/catalog.pb.h"
+#include "nodeplan/v1/schedule.pb.h"
+#include "nodeplan/verify.h"
+#include "verify/amount.h"
+#include "verify/label_domain.h"
+#include "verify/pod_facts.h"
+
+namespace nodeplan::verify_internal {
+
+enum class SiteKind { kNode, kNodeClaim, kNew };
+
+// One instance-type option of a new NodeClaim, as it would be launched.
+struct OptionView {
+  const v1::InstanceType* type = nullptr;
+  LabelSpace labels;
+  Resources allocatable;
+};
+
+// A place pods can be: an existing Node, an in-flight NodeClaim, or a new
+// NodeClaim of the plan.
+struct Site {
+  SiteKind kind = SiteKind::kNode;
+  std::string name;
+  std::string subject;
+  // Existing nodes and in-flight NodeClaims have one view; new NodeClaims
+  // one per valid instance-type option.
+  std::vector<OptionView> views;
+  std::vector<v1::Taint> hard_taints;
+  std::optional<Resources> allocatable;  // existing nodes
+  std::vector<int> bound;                // indices into Verifier::pods_
+  std::vector<int> placed;
+  std::string node_pool;
+  Resources capacity;  // for limits: existing capacity or launch capacity
+};
+
+struct PodEntry {
+  PodFacts facts;
+  bool pending = false;
+  int site = -1;
+};
+
+bool IsTerminal(const v1::Pod& pod);
+bool OwnedByDaemonSetOrNode(const v1::Pod& pod);
+Expr ToExpr(const v1::NodeSelectorRequirement& r);
+// The node lifecycle taints Karpenter expects to go away (not ready,
+// unreachable, uninitialized, unregistered, readiness.k8s.io/*).
+bool IsKnownEphemeralTaint(const v1::Taint& t);
+
+class Verifier {
+ public:
+  Verifier(const v1::ScheduleRequest& request,
+           const v1::ScheduleResponse& response)
+      : request_(request), response_(response) {}
+
+  std::vector<Violation> Run() {
+    IndexCatalog();
+    CollectPods();
+    IndexExistingSites();
+    CheckCoverage();
+    BuildNewSites();
+    CheckPlacements();
+    CheckHostPorts();
+    CheckLimits();
+    CheckSpread();
+    CheckAffinity();
+    CheckAntiAffinity();
+    return std::move(violations_);
+  }
+
+ private:
+  void Add(const std::string& rule, const std::string& subject,
+           const std::string& message);
+
+  // --- catalog ---
+
+  void IndexCatalog();
+
+  // The catalog a NodePool launches from: the request's explicit catalog,
+  // else the embedded AWS catalog for the NodePool's NodeClass (built by
+  // the catalog library; the verifier only reads its figures).
+  const v1::Catalog* PoolCatalog(const v1::NodePool& pool);
+
+  const v1::InstanceType* FindType(const v1::NodePool& pool,
+                                   const std::string& name);
+
+  bool OfferingUsable(const v1::InstanceType& type, const v1::Offering& o);
+
+  std::optional<Resources> Allocatable(const v1::InstanceType& type,
+                                       const std::string& subject);
+
+  std::optional<Resources> ComputeAllocatable(const v1::InstanceType& type,
+                                              const std::string& subject);
+
+  // The labels an option would carry: NodePool template labels, the
+  // NodePool name, the instance type's labels and requirements, then the
+  // NodePool's and the NodeClaim's requirements, zone and capacity type
+  // from the offerings those allow. nullopt (with *why) if nothing is left.
+  // The labels an option would carry. Cached per (NodePool, instance type,
+  // requirements), since plans repeat them; the instance-type requirement
+  // (often hundreds of names) is checked apart so that it stays out of the
+  // cache key.
+  std::optional<LabelSpace> OptionLabels(
+      const v1::NodePool& pool, const v1::InstanceType& type,
+      const std::vector<Expr>& claim_requirements, const std::string& hostname,
+      std::string* why);
+
+  struct ClaimRequirements {
+    std::vector<Expr> other;          // without hostname, instance type
+    std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
+    std::string signature;            // of `other`
+  };
+
+  static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
+
+  std::optional<LabelSpace> OptionLabels(const v1::NodePool& pool,
+                                         const v1::InstanceType& type,
+                                         const ClaimRequirements& reqs,
+                                         const std::string& hostname,
+                                         std::string* why);
+
+  std::optional<LabelSpace> ComputeOptionLabels(
+      const v1::NodePool& pool, const v1::InstanceType& type,
+      const std::vector<Expr>& claim_requirements, std::string* why);
+
+  // --- pods ---
+
+  void CollectPods();
+
+  // What a DaemonSet costs a node: its newest running pod (the one it
+  // controls with the latest creationTimestamp; the earliest listed on a tie)
+  // keeping the template's required node affinity, else its template.
+  const v1::PodSpec& DaemonSpec(const v1::DaemonSet& ds);
+
+  void AddPod(PodEntry entry);
+
+  // --- existing sites ---
+
+  void IndexExistingSites();
+
+  // --- coverage ---
+
+  void Place(const std::string& key, int site, const std::string& where);
+
+  void CheckCoverage();
+
+  // --- new NodeClaims ---
+
+  void BuildNewSites();
+
+  void BuildNewSite(const v1::NewNodeClaim& claim, Site& site);
+
+  void CheckLaunch(const v1::NewNodeClaim& claim, const v1::NodePool& pool,
+                   const std::vector<Expr>& claim_requirements,
+                   bool launch_listed, Site& site);
+
+  // --- placements: labels, taints, resources ---
+
+  void CheckPlacements();
+
+  std::string DescribePodRequirements(const PodFacts& pod,
+                                      const LabelSpace& labels);
+
+  // DaemonSets that could run on the view, given the site's taints.
+  std::vector<const PodFacts*> DaemonsFor(const Site& site,
+                                          const OptionView& view);
+
+  static std::string Exceeded(const Resources& need, const Resources& have);
+
+  void CheckResources(const Site& site);
+
+  // --- host ports ---
+
+  void CheckHostPorts();
+
+  // --- limits ---
+
+  void CheckLimits();
+
+  // --- topology ---
+
+  // The values a site's label `key` may take; nullopt when unbounded.
+  // Cached: sites do not change once the checks run.
+  const std::optional<std::set<std::string>>& DomainsOf(int site,
+                                                        const std::string& key);
+
+  std::optional<std::string> PinnedDomain(int site, const std::string& key);
+
+  // Every value of `key` that some NodePool x instance type can produce.
+  const std::set<std::string>& CatalogDomains(const std::string& key);
+
+  bool PodExprsAllowValue(const PodFacts& pod, const std::vector<Expr>& term,
+                          const std::string& key, const std::string& value);
+
+  bool SiteMatchesPodFilter(const PodFacts& pod, int site);
+
+  bool SiteTolerated(const PodFacts& pod, int site);
+
+  void CheckSpread();
+
+  void CheckSpreadGroup(const std::vector<int>& owners,
+                        const v1::TopologySpreadConstraint& c,
+                        const v1::LabelSelector& selector, int example);
+
+  // Labels of every namespace the request knows: its Namespace objects,
+  // then the namespaces its pods live in, each with the
+  // kubernetes.io/metadata.name label the API server always sets.
+  const std::map<std::string, std::map<std::string, std::string>>&
+  NamespaceLabels();
+
+  // Pods (index) in the term's namespaces matched by its label selector.
+  // Namespaces: the listed ones plus, with a namespaceSelector, every known
+  // namespace it matches; neither given -> the owner's own.
+  std::vector<int> MatchingPods(const v1::PodAffinityTerm& term,
+                                const PodFacts& owner);
+
+  void CheckAffinity();
+
+  void CheckAntiAffinity();
+
+  const v1::ScheduleRequest& request_;
+  const v1::ScheduleResponse& response_;
+  std::vector<Violation> violations_;
+  std::set<std::string> reported_;
+
+  std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
+      types_;
+  std::map<std::string, const v1::NodeClass*> node_classes_;
+  std::deque<v1::Catalog> aws_catalogs_;
+  std::map<std::string, const v1::Catalog*> aws_by_class_;
+  std::map<std::string, const v1::NodePool*> pools_;
+  std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
+  std::map<std::string, std::set<std::string>> catalog_domains_;
+  std::map<std::string, std::pair<std::optional<LabelSpace>, std::string>>
+      option_cache_;
+  std::map<const v1::InstanceType*, std::optional<Resources>>
+      allocatable_cache_;
+  std::map<std::pair<int, std::string>, std::optional<std::set<std::string>>>
+      domains_cache_;
+
+  std::deque<v1::Pod> expanded_;
+  std::vector<PodEntry> pods_;
+  // Built on first use by NamespaceLabels().
+  std::map<std::string, std::map<std::string, std::string>> namespace_labels_;
+  std::vector<std::string> bound_node_;
+  std::vector<PodFacts> daemons_;
+  std::deque<v1::PodSpec> daemon_specs_;  // DaemonSpec's copies, stable
+  std::map<std::string, int> pending_index_;
+  std::map<std::string, int> seen_;
+
+  std::vector<Site> sites_;
+  std::map<std::string, int> node_sites_;
+  std::map<std::string, int> claim_sites_;
+};
+
+}  // namespace nodeplan::verify_internal
+
+#endif  // NODEPLAN_LIB_VERIFY_VERIFIER_H_

@@ -1,0 +1,234 @@
+// The verifier's view of instance types: the catalog a NodePool launches
+// from, usable offerings, allocatable, and the labels an option launches with.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nodeplan/catalog.h"
+#include "nodeplan/digest.h"
+#include "nodeplan/labels.h"
+#include "verify/verifier.h"
+
+namespace nodeplan::verify_internal {
+
+void Verifier::IndexCatalog() {
+  for (const auto& nc : request_.node_classes()) {
+    node_classes_.emplace(nc.metadata().name(), &nc);
+  }
+  for (const auto& u : request_.unavailable_offerings()) {
+    unavailable_.insert({u.instance_type(), u.zone(), u.capacity_type()});
+  }
+  for (const auto& pool : request_.node_pools()) {
+    pools_.emplace(pool.metadata().name(), &pool);
+  }
+}
+
+const v1::Catalog* Verifier::PoolCatalog(const v1::NodePool& pool) {
+  if (request_.catalog().instance_types_size() > 0) return &request_.catalog();
+  if (!request_.catalog_ref().empty() && request_.catalog_ref() != "aws") {
+    Add("input", "nodepool " + pool.metadata().name(),
+        "unknown catalog_ref \"" + request_.catalog_ref() + "\"");
+    return nullptr;
+  }
+  const std::string& class_name =
+      pool.spec().template_().spec().node_class_ref().name();
+  auto cached = aws_by_class_.find(class_name);
+  if (cached != aws_by_class_.end()) return cached->second;
+  auto nc = node_classes_.find(class_name);
+  absl::StatusOr<v1::Catalog> catalog =
+      AwsCatalog(nc == node_classes_.end() ? nullptr : nc->second);
+  const v1::Catalog* result = nullptr;
+  if (!catalog.ok()) {
+    Add("input", "nodepool " + pool.metadata().name(),
+        "embedded AWS catalog: " + std::string(catalog.status().message()));
+  } else {
+    aws_catalogs_.push_back(*std::move(catalog));
+    result = &aws_catalogs_.back();
+  }
+  aws_by_class_.emplace(class_name, result);
+  return result;
+}
+
+const v1::InstanceType* Verifier::FindType(const v1::NodePool& pool,
+                                           const std::string& name) {
+  const v1::Catalog* catalog = PoolCatalog(pool);
+  if (catalog == nullptr) return nullptr;
+  auto& index = types_[catalog];
+  if (index.empty()) {
+    for (const auto& it : catalog->instance_types())
+      index.emplace(it.name(), &it);
+  }
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
+bool Verifier::OfferingUsable(const v1::InstanceType& type,
+                              const v1::Offering& o) {
+  if (o.has_available() && !o.available()) return false;
+  return unavailable_.count({type.name(), o.zone(), o.capacity_type()}) == 0;
+}
+
+std::optional<Resources> Verifier::Allocatable(const v1::InstanceType& type,
+                                               const std::string& subject) {
+  auto cached = allocatable_cache_.find(&type);
+  if (cached != allocatable_cache_.end()) return cached->second;
+  std::optional<Resources> computed = ComputeAllocatable(type, subject);
+  allocatable_cache_.emplace(&type, computed);
+  return computed;
+}
+
+std::optional<Resources> Verifier::ComputeAllocatable(
+    const v1::InstanceType& type, const std::string& subject) {
+  Resources capacity, sum;
+  std::string error;
+  const v1::Overhead& overhead = type.overhead();
+  for (const auto* part :
+       {&overhead.kube_reserved(), &overhead.system_reserved(),
+        &overhead.eviction_threshold()}) {
+    Resources r;
+    if (!verify_internal::ParseResources(*part, r, &error)) {
+      Add("input", subject,
+          absl::StrCat("instance type ", type.name(), ": malformed ", error));
+      return std::nullopt;
+    }
+    verify_internal::AddInto(sum, r);
+  }
+  if (!verify_internal::ParseResources(type.capacity(), capacity, &error)) {
+    Add("input", subject,
+        absl::StrCat("instance type ", type.name(), ": malformed ", error));
+    return std::nullopt;
+  }
+  Resources allocatable;
+  Amount hugepages = 0;
+  for (const auto& [name, v] : capacity) {
+    auto it = sum.find(name);
+    allocatable[name] = v - (it == sum.end() ? 0 : it->second);
+    if (name.rfind("hugepages-", 0) == 0) hugepages += v;
+  }
+  if (hugepages > 0 && allocatable.count("memory")) {
+    allocatable["memory"] =
+        std::max<Amount>(0, allocatable["memory"] - hugepages);
+  }
+  return allocatable;
+}
+
+std::optional<LabelSpace> Verifier::OptionLabels(
+    const v1::NodePool& pool, const v1::InstanceType& type,
+    const std::vector<Expr>& claim_requirements, const std::string& hostname,
+    std::string* why) {
+  ClaimRequirements split = SplitRequirements(claim_requirements);
+  return OptionLabels(pool, type, split, hostname, why);
+}
+
+Verifier::ClaimRequirements Verifier::SplitRequirements(
+    const std::vector<Expr>& reqs) {
+  ClaimRequirements out;
+  for (const Expr& e : reqs) {
+    if (e.key == labels::kHostname) continue;
+    (e.key == labels::kInstanceType ? out.instance_type : out.other)
+        .push_back(e);
+  }
+  out.signature = verify_internal::ExprsToString(out.other);
+  return out;
+}
+
+std::optional<LabelSpace> Verifier::OptionLabels(const v1::NodePool& pool,
+                                                 const v1::InstanceType& type,
+                                                 const ClaimRequirements& reqs,
+                                                 const std::string& hostname,
+                                                 std::string* why) {
+  const Domain name = Domain::Fixed(type.name());
+  for (const Expr& e : reqs.instance_type) {
+    if (!name.Possibly(e)) {
+      *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
+                          " requirement excludes it");
+      return std::nullopt;
+    }
+  }
+  const std::string key = absl::StrCat(pool.metadata().name(), "\n",
+                                       type.name(), "\n", reqs.signature);
+  auto it = option_cache_.find(key);
+  if (it == option_cache_.end()) {
+    std::string reason;
+    std::optional<LabelSpace> computed =
+        ComputeOptionLabels(pool, type, reqs.other, &reason);
+    it = option_cache_.emplace(key, std::make_pair(std::move(computed), reason))
+             .first;
+  }
+  if (!it->second.first) {
+    *why = it->second.second;
+    return std::nullopt;
+  }
+  LabelSpace space = *it->second.first;
+  if (!hostname.empty()) space[labels::kHostname] = Domain::Fixed(hostname);
+  return space;
+}
+
+std::optional<LabelSpace> Verifier::ComputeOptionLabels(
+    const v1::NodePool& pool, const v1::InstanceType& type,
+    const std::vector<Expr>& claim_requirements, std::string* why) {
+  LabelSpace space;
+  for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
+    space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
+  }
+  space[labels::kNodePool] = Domain::Fixed(pool.metadata().name());
+  space[labels::kRegistered] = Domain::Fixed("true");
+  space[labels::kInitialized] = Domain::Fixed("true");
+  for (const auto& [k, v] : type.labels()) {
+    space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
+  }
+  space[labels::kInstanceType] = Domain::Fixed(type.name());
+  std::vector<Expr> narrowing;
+  for (const auto& r : type.requirements()) narrowing.push_back(ToExpr(r));
+  for (const auto& r : pool.spec().template_().spec().requirements()) {
+    narrowing.push_back(ToExpr(r));
+  }
+  for (const Expr& e : claim_requirements) {
+    if (e.key != labels::kHostname) narrowing.push_back(e);
+  }
+  for (const Expr& e : narrowing) {
+    verify_internal::NarrowSpace(space, e);
+    const Domain& d = space[e.key];
+    if (d.Empty()) {
+      *why = absl::StrCat("requirement ", verify_internal::ExprsToString({e}),
+                          " excludes it");
+      return std::nullopt;
+    }
+  }
+  auto domain_or_unknown = [&](const char* key) {
+    auto it = space.find(key);
+    return it == space.end() ? Domain::Unknown() : it->second;
+  };
+  const Domain zone = domain_or_unknown(labels::kZone);
+  const Domain capacity_type = domain_or_unknown(labels::kCapacityType);
+  Domain zones, capacity_types;
+  zones.values.clear();
+  capacity_types.values.clear();
+  for (const auto& o : type.offerings()) {
+    if (!OfferingUsable(type, o)) continue;
+    if (!zone.Possibly(Expr{labels::kZone, "In", {o.zone()}})) continue;
+    if (!capacity_type.Possibly(
+            Expr{labels::kCapacityType, "In", {o.capacity_type()}})) {
+      continue;
+    }
+    zones.values.insert(o.zone());
+    capacity_types.values.insert(o.capacity_type());
+  }
+  if (zones.values.empty()) {
+    *why = absl::StrCat("no available offering in zones ", zone.ToString(),
+                        " with capacity types ", capacity_type.ToString());
+    return std::nullopt;
+  }
+  space[labels::kZone] = zones;
+  space[labels::kCapacityType] = capacity_types;
+  return space;
+}
+
+}  // namespace nodeplan::verify_internal

@@ -1,0 +1,342 @@
+// The verifier's sites: the request's pods, existing nodes and in-flight
+// NodeClaims, and the plan's new NodeClaims.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nodeplan/catalog.h"
+#include "nodeplan/digest.h"
+#include "nodeplan/labels.h"
+#include "nodeplan/workload.h"
+#include "verify/verifier.h"
+
+namespace nodeplan::verify_internal {
+
+void Verifier::CollectPods() {
+  for (const auto& pod : request_.pods()) {
+    PodEntry entry;
+    std::string error;
+    if (!verify_internal::ExtractPodFacts(pod.metadata(), pod.spec(),
+                                          entry.facts, &error)) {
+      Add("input", "pod " + workload::PodKey(pod), "malformed " + error);
+      continue;
+    }
+    if (IsTerminal(pod)) continue;
+    if (!pod.spec().node_name().empty()) {
+      entry.pending = false;
+      bound_node_.push_back(pod.spec().node_name());
+    } else if (OwnedByDaemonSetOrNode(pod)) {
+      continue;
+    } else if (!pod.metadata().deletion_timestamp().empty()) {
+      // Being deleted: not provisionable (Karpenter's IsProvisionable),
+      // so not planned (found by tests/fuzz).
+      continue;
+    } else {
+      entry.pending = true;
+      bound_node_.push_back("");
+    }
+    AddPod(std::move(entry));
+  }
+  for (const auto& d : request_.deployments()) {
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    for (int i = 0; i < replicas; ++i) {
+      expanded_.push_back(workload::DeploymentReplica(d, i));
+      const v1::Pod& pod = expanded_.back();
+      PodEntry entry;
+      std::string error;
+      if (!verify_internal::ExtractPodFacts(pod.metadata(), pod.spec(),
+                                            entry.facts, &error)) {
+        Add("input", "pod " + workload::PodKey(pod), "malformed " + error);
+        break;
+      }
+      entry.pending = true;
+      bound_node_.push_back("");
+      AddPod(std::move(entry));
+    }
+  }
+  for (const auto& ds : request_.daemon_sets()) {
+    PodFacts facts;
+    std::string error;
+    v1::ObjectMeta meta = ds.spec().template_().metadata();
+    meta.set_name(ds.metadata().name());
+    meta.set_namespace_(ds.metadata().namespace_());
+    if (!verify_internal::ExtractPodFacts(meta, DaemonSpec(ds), facts,
+                                          &error)) {
+      Add("input", "daemonset " + ds.metadata().name(), "malformed " + error);
+      continue;
+    }
+    daemons_.push_back(std::move(facts));
+  }
+}
+
+const v1::PodSpec& Verifier::DaemonSpec(const v1::DaemonSet& ds) {
+  const v1::Pod* newest = nullptr;
+  for (const auto& pod : request_.pods()) {
+    if (pod.metadata().namespace_() != ds.metadata().namespace_()) continue;
+    const v1::OwnerReference* controller = nullptr;
+    for (const auto& ref : pod.metadata().owner_references()) {
+      if (ref.controller()) {
+        controller = &ref;
+        break;
+      }
+    }
+    if (controller == nullptr) continue;
+    const bool owned = ds.metadata().uid().empty()
+                           ? controller->kind() == "DaemonSet" &&
+                                 controller->name() == ds.metadata().name()
+                           : controller->uid() == ds.metadata().uid();
+    if (!owned) continue;
+    if (newest != nullptr && pod.metadata().creation_timestamp() <=
+                                 newest->metadata().creation_timestamp()) {
+      continue;
+    }
+    newest = &pod;
+  }
+  const v1::PodSpec& tmpl = ds.spec().template_().spec();
+  if (newest == nullptr) return tmpl;
+  v1::PodSpec& spec = daemon_specs_.emplace_back(newest->spec());
+  const v1::NodeAffinity& pinned = tmpl.affinity().node_affinity();
+  if (pinned.has_required_during_scheduling_ignored_during_execution()) {
+    *spec.mutable_affinity()
+         ->mutable_node_affinity()
+         ->mutable_required_during_scheduling_ignored_during_execution() =
+        pinned.required_during_scheduling_ignored_during_execution();
+  }
+  return spec;
+}
+
+void Verifier::AddPod(PodEntry entry) {
+  const int index = static_cast<int>(pods_.size());
+  if (entry.pending) {
+    if (!pending_index_.emplace(entry.facts.key, index).second) {
+      Add("input", "pod " + entry.facts.key,
+          "two pending pods share this namespace/name");
+    }
+  }
+  pods_.push_back(std::move(entry));
+}
+
+void Verifier::IndexExistingSites() {
+  for (const auto& node : request_.nodes()) {
+    Site site;
+    site.kind = SiteKind::kNode;
+    site.name = node.metadata().name();
+    site.subject = "node " + site.name;
+    OptionView view;
+    for (const auto& [k, v] : node.metadata().labels()) {
+      view.labels[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
+    }
+    if (!view.labels.count(labels::kHostname)) {
+      view.labels[labels::kHostname] = Domain::Fixed(site.name);
+    }
+    auto nodepool = node.metadata().labels().find(labels::kNodePool);
+    const bool managed = nodepool != node.metadata().labels().end();
+    if (managed) site.node_pool = nodepool->second;
+    auto initialized = node.metadata().labels().find(labels::kInitialized);
+    const bool is_initialized = initialized != node.metadata().labels().end() &&
+                                initialized->second == "true";
+    for (const auto& t : node.spec().taints()) {
+      if (t.effect() == "PreferNoSchedule") continue;
+      if (managed && !is_initialized && IsKnownEphemeralTaint(t)) continue;
+      site.hard_taints.push_back(t);
+    }
+    std::string error;
+    Resources allocatable;
+    if (node.status().allocatable_size() > 0) {
+      if (verify_internal::ParseResources(node.status().allocatable(),
+                                          allocatable, &error)) {
+        site.allocatable = allocatable;
+      } else {
+        Add("input", site.subject, "malformed allocatable " + error);
+      }
+    }
+    if (!verify_internal::ParseResources(node.status().capacity(),
+                                         site.capacity, &error)) {
+      Add("input", site.subject, "malformed capacity " + error);
+    }
+    site.views.push_back(std::move(view));
+    node_sites_.emplace(site.name, static_cast<int>(sites_.size()));
+    sites_.push_back(std::move(site));
+  }
+  for (const auto& claim : request_.node_claims()) {
+    Site site;
+    site.kind = SiteKind::kNodeClaim;
+    site.name = claim.metadata().name();
+    site.subject = "nodeclaim " + site.name;
+    OptionView view;
+    for (const auto& [k, v] : claim.metadata().labels()) {
+      view.labels[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
+    }
+    for (const auto& r : claim.spec().requirements()) {
+      const Expr e = ToExpr(r);
+      if (e.key != labels::kHostname)
+        verify_internal::NarrowSpace(view.labels, e);
+    }
+    const std::string hostname = claim.status().node_name().empty()
+                                     ? site.name
+                                     : claim.status().node_name();
+    view.labels[labels::kHostname] = Domain::Fixed(hostname);
+    auto nodepool = claim.metadata().labels().find(labels::kNodePool);
+    if (nodepool != claim.metadata().labels().end()) {
+      site.node_pool = nodepool->second;
+    }
+    for (const auto& t : claim.spec().taints()) {
+      if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
+    }
+    std::string error;
+    Resources allocatable;
+    if (claim.status().allocatable_size() > 0 &&
+        verify_internal::ParseResources(claim.status().allocatable(),
+                                        allocatable, &error)) {
+      site.allocatable = allocatable;
+    }
+    verify_internal::ParseResources(claim.status().capacity(), site.capacity,
+                                    nullptr);
+    site.views.push_back(std::move(view));
+    claim_sites_.emplace(site.name, static_cast<int>(sites_.size()));
+    sites_.push_back(std::move(site));
+  }
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i].pending) continue;
+    auto it = node_sites_.find(bound_node_[i]);
+    if (it == node_sites_.end()) continue;  // bound to a node we don't know
+    pods_[i].site = it->second;
+    sites_[it->second].bound.push_back(static_cast<int>(i));
+  }
+}
+
+void Verifier::BuildNewSites() {
+  for (const auto& claim : response_.new_node_claims()) {
+    const int index = static_cast<int>(sites_.size());
+    sites_.emplace_back();
+    Site& site = sites_.back();
+    site.kind = SiteKind::kNew;
+    site.name = claim.name();
+    site.subject = "nodeclaim " + claim.name();
+    site.node_pool = claim.node_pool();
+    const std::string where = "new NodeClaim " + claim.name();
+    for (const auto& pod : claim.pods()) Place(pod, index, where);
+    BuildNewSite(claim, sites_.back());
+  }
+  for (const auto& [key, index] : pending_index_) {
+    if (seen_.count(key) == 0) {
+      Add("coverage", "pod " + key,
+          "pending but neither placed nor listed as unschedulable");
+    }
+  }
+}
+
+void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
+  auto pool_it = pools_.find(claim.node_pool());
+  if (pool_it == pools_.end()) {
+    Add("node", site.subject,
+        absl::StrCat("NodePool \"", claim.node_pool(),
+                     "\" is not in the request"));
+    return;
+  }
+  const v1::NodePool& pool = *pool_it->second;
+  if (PoolCatalog(pool) == nullptr) return;
+  for (const auto& t : pool.spec().template_().spec().taints()) {
+    if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
+  }
+  std::vector<Expr> claim_requirements;
+  for (const auto& r : claim.node_claim().spec().requirements()) {
+    claim_requirements.push_back(ToExpr(r));
+  }
+  const ClaimRequirements split = SplitRequirements(claim_requirements);
+  if (claim.instance_types().empty()) {
+    Add("instance-type", site.subject, "no instance-type options");
+  }
+  std::set<std::string> distinct;
+  bool launch_listed = false;
+  for (const auto& name : claim.instance_types()) {
+    if (!distinct.insert(name).second) {
+      Add("instance-type", site.subject,
+          absl::StrCat("option ", name, " is listed twice"));
+      continue;
+    }
+    launch_listed |= name == claim.launch().instance_type();
+    const v1::InstanceType* type = FindType(pool, name);
+    if (type == nullptr) {
+      Add("node", site.subject,
+          absl::StrCat("instance type ", name, " is not in the catalog"));
+      continue;
+    }
+    std::string why;
+    std::optional<LabelSpace> labels =
+        OptionLabels(pool, *type, split, claim.name(), &why);
+    if (!labels) {
+      Add("instance-type", site.subject,
+          absl::StrCat("option ", name, " is incompatible: ", why));
+      continue;
+    }
+    std::optional<Resources> allocatable = Allocatable(*type, site.subject);
+    if (!allocatable) continue;
+    site.views.push_back(
+        OptionView{type, std::move(*labels), std::move(*allocatable)});
+  }
+  CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
+}
+
+void Verifier::CheckLaunch(const v1::NewNodeClaim& claim,
+                           const v1::NodePool& pool,
+                           const std::vector<Expr>& claim_requirements,
+                           bool launch_listed, Site& site) {
+  const v1::Launch& launch = claim.launch();
+  if (!launch_listed) {
+    Add("launch", site.subject,
+        absl::StrCat("launch instance type \"", launch.instance_type(),
+                     "\" is not among the options"));
+  }
+  const v1::InstanceType* found = FindType(pool, launch.instance_type());
+  if (found == nullptr) return;
+  const v1::InstanceType& type = *found;
+  Resources capacity;
+  verify_internal::ParseResources(type.capacity(), capacity, nullptr);
+  site.capacity = capacity;
+  std::string why;
+  std::vector<Expr> pinned = claim_requirements;
+  pinned.push_back(Expr{labels::kZone, "In", {launch.zone()}});
+  pinned.push_back(Expr{labels::kCapacityType, "In", {launch.capacity_type()}});
+  if (!OptionLabels(pool, type, pinned, claim.name(), &why)) {
+    Add("launch", site.subject,
+        absl::StrCat("launch ", launch.instance_type(), " in ", launch.zone(),
+                     " (", launch.capacity_type(), ") is not allowed: ", why));
+    return;
+  }
+  const v1::Offering* offering = nullptr;
+  for (const auto& o : type.offerings()) {
+    if (o.zone() == launch.zone() &&
+        o.capacity_type() == launch.capacity_type() &&
+        (launch.reservation_id().empty() ||
+         o.reservation_id() == launch.reservation_id()) &&
+        OfferingUsable(type, o)) {
+      offering = &o;
+      break;
+    }
+  }
+  if (offering == nullptr) {
+    Add("launch", site.subject,
+        absl::StrCat("no available offering of ", type.name(), " in ",
+                     launch.zone(), " (", launch.capacity_type(), ")"));
+    return;
+  }
+  if (request_.node_overlays_size() == 0) {
+    const double tolerance = 1e-9 * std::max(1.0, std::fabs(offering->price()));
+    if (std::fabs(offering->price() - launch.price()) > tolerance) {
+      Add("launch", site.subject,
+          absl::StrCat("launch price ", launch.price(), " but ", type.name(),
+                       " in ", launch.zone(), " (", launch.capacity_type(),
+                       ") costs ", offering->price()));
+    }
+  }
+}
+
+}  // namespace nodeplan::verify_internal
