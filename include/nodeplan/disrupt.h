@@ -27,7 +27,11 @@
 //  4. Expirations, drains and events, independent of the pass.
 //
 // Pure: no clock (DisruptRequest.now is required), no I/O; the same request
-// bytes give the same response bytes (serialize deterministically). A node
+// bytes give the same response bytes (serialize deterministically), and the
+// same objects in any order give the same bytes too: every list of the
+// request is read in the canonical input order of nodeplan/schedule.h
+// (podDisruptionBudgets by namespace, then name; markedForDeletion and
+// nominated by value), as is ValidateCommandRequest.request. A node
 // that cannot be disrupted is an answer (DisruptResponse.candidates says
 // why), not an error; errors are bad input only, naming the object and the
 // field.

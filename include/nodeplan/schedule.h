@@ -15,11 +15,35 @@ namespace nodeplan {
 
 // Semantics follow Karpenter's provisioning scheduler (karpenter.sh/v1,
 // pkg/controllers/provisioning/scheduling). Where Karpenter is
-// nondeterministic, nodeplan fixes a rule:
+// nondeterministic, nodeplan fixes a rule.
+//
+// Input order does not matter. Karpenter reads Nodes, NodeClaims, pods,
+// DaemonSets, NodePools and the rest from informer caches and its cluster
+// state, which are maps, so the order it meets them in is arbitrary;
+// nodeplan reads every list of a request in one canonical order instead, so
+// the same objects in any order give the same response bytes:
+//  - nodePools, nodeClasses, nodeOverlays, nodes, nodeClaims,
+//    persistentVolumes, storageClasses, namespaces: by metadata.name;
+//  - pods, daemonSets, deployments, persistentVolumeClaims (and Disrupt's
+//    podDisruptionBudgets): by namespace (empty read as "default"), then
+//    name;
+//  - catalog.instanceTypes: by name, and each type's offerings by capacity
+//    type (reserved, spot, on-demand, then any other by value), then zone,
+//    then reservationID;
+//  - unavailableOfferings: by instanceType, zone, capacityType;
+//  - objects of equal key (unnamed ones, say): by their deterministic bytes
+//    (nodeplan/digest.h).
+// Karpenter's own orderings then apply on top (NodePools by weight, then
+// name descending; existing nodes initialized first; pending pods as
+// below). Wherever a rule below says "catalog order" or "input order", it is
+// this canonical order. Errors still name positions in the request as given
+// (e.g. "catalog: instanceTypes[3] (m5.large)").
 //  - pending pods: CPU desc, memory desc, creation time, then identity: the
 //    pod's uid, or for a pod without metadata.uid "<namespace>/<name>" (an
-//    empty namespace read as "default"); input order only between pods of
-//    equal identity. Give Karpenter the same UIDs to compare like with like;
+//    empty namespace read as "default"); canonical order only between pods
+//    of equal identity. Give Karpenter the same UIDs to compare like with
+//    like;
+//  - unschedulable pods are listed in canonical order (namespace, name);
 //  - in-flight NodeClaims of this round: pod count ascending, ties in the
 //    order Karpenter's own re-sort leaves them (Go's sort.Slice over the
 //    NodeClaims in creation order, re-run whenever one changed: stable up
@@ -27,8 +51,10 @@ namespace nodeplan {
 //  - spread ties: the domain whose value sorts first; affinity bootstrap:
 //    the first domain in byte order;
 //  - preferred terms of equal weight: declaration order;
-//  - instance-type options of equal price, and launch offerings of equal
-//    price: catalog order (a held reserved offering always launches first);
+//  - instance-type options of equal price: by name (catalog order); launch
+//    offerings of equal price: reserved, then spot, then on-demand, then by
+//    zone (canonical catalog order; a held reserved offering always
+//    launches first);
 //  - custom requirement labels without one value: the smallest allowed value
 //    (In) or the smallest allowed integer >= 0 (Exists, NotIn, Gt, ...).
 // NodeClaim names: "<nodepool>-" + 5 characters (alphabet

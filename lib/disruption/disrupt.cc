@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "canonical/canonical_order.h"
 #include "disruption/clock.h"
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
@@ -337,12 +338,12 @@ absl::StatusOr<v1::ValidateCommandResponse> RunValidate(
 }  // namespace
 
 absl::StatusOr<v1::DisruptResponse> Disrupt(const v1::DisruptRequest& request) {
-  return Run(request);
+  return canonical::InCanonicalOrder(request, Run);
 }
 
 absl::StatusOr<v1::ValidateCommandResponse> ValidateCommand(
     const v1::ValidateCommandRequest& request) {
-  return RunValidate(request);
+  return canonical::InCanonicalOrder(request, RunValidate);
 }
 
 }  // namespace nodeplan

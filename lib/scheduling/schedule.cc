@@ -2,6 +2,7 @@
 
 #include "nodeplan/schedule.h"
 
+#include "canonical/canonical_order.h"
 #include "scheduling/gated_schedule.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
@@ -14,9 +15,14 @@ class CompiledSnapshot : public Snapshot {
   explicit CompiledSnapshot(scheduling::Compiled c) : c_(std::move(c)) {}
   absl::StatusOr<v1::ScheduleResponse> Schedule(
       const v1::ScheduleRequest& state) const override {
-    v1::ScheduleResponse resp;
-    if (auto s = Solve(state, &resp); !s.ok()) return s;
-    return resp;
+    return canonical::InCanonicalOrder(
+        state,
+        [&](const v1::ScheduleRequest& r)
+            -> absl::StatusOr<v1::ScheduleResponse> {
+          v1::ScheduleResponse resp;
+          if (auto s = Solve(r, &resp); !s.ok()) return s;
+          return resp;
+        });
   }
 
   absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
@@ -25,10 +31,16 @@ class CompiledSnapshot : public Snapshot {
     if (arena == nullptr)
       return absl::InvalidArgumentError(
           "Snapshot::ScheduleOnArena: arena is null");
-    auto* resp =
-        google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
-    if (auto s = Solve(state, resp); !s.ok()) return s;
-    return resp;
+    return canonical::InCanonicalOrder(
+        state,
+        [&](const v1::ScheduleRequest& r)
+            -> absl::StatusOr<const v1::ScheduleResponse*> {
+          auto* resp =
+              google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(
+                  arena);
+          if (auto s = Solve(r, resp); !s.ok()) return s;
+          return resp;
+        });
   }
 
   // Disruption's consolidation simulations (scheduling/gated_schedule.h).
@@ -87,31 +99,45 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     return absl::InvalidArgumentError(
         "Snapshot::Compile: cluster state (nodes, nodeClaims, pods, "
         "daemonSets, volumes, deployments) belongs to Snapshot::Schedule");
-  auto c = scheduling::CompileSnapshot(base);
-  if (!c.ok()) return c.status();
-  return std::shared_ptr<const Snapshot>(
-      std::make_shared<CompiledSnapshot>(std::move(*c)));
+  return canonical::InCanonicalOrder(
+      base,
+      [](const v1::ScheduleRequest& r)
+          -> absl::StatusOr<std::shared_ptr<const Snapshot>> {
+        auto c = scheduling::CompileSnapshot(r);
+        if (!c.ok()) return c.status();
+        return std::shared_ptr<const Snapshot>(
+            std::make_shared<CompiledSnapshot>(std::move(*c)));
+      });
 }
 
 absl::StatusOr<v1::ScheduleResponse> Schedule(
     const v1::ScheduleRequest& request) {
-  auto c = scheduling::CompileSnapshot(request);
-  if (!c.ok()) return c.status();
-  v1::ScheduleResponse resp;
-  if (auto s = scheduling::Solve(*c, request, &resp); !s.ok()) return s;
-  return resp;
+  return canonical::InCanonicalOrder(
+      request,
+      [](const v1::ScheduleRequest& r) -> absl::StatusOr<v1::ScheduleResponse> {
+        auto c = scheduling::CompileSnapshot(r);
+        if (!c.ok()) return c.status();
+        v1::ScheduleResponse resp;
+        if (auto s = scheduling::Solve(*c, r, &resp); !s.ok()) return s;
+        return resp;
+      });
 }
 
 absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
     const v1::ScheduleRequest& request, google::protobuf::Arena* arena) {
   if (arena == nullptr)
     return absl::InvalidArgumentError("ScheduleOnArena: arena is null");
-  auto c = scheduling::CompileSnapshot(request);
-  if (!c.ok()) return c.status();
-  auto* resp =
-      google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
-  if (auto s = scheduling::Solve(*c, request, resp); !s.ok()) return s;
-  return resp;
+  return canonical::InCanonicalOrder(
+      request,
+      [&](const v1::ScheduleRequest& r)
+          -> absl::StatusOr<const v1::ScheduleResponse*> {
+        auto c = scheduling::CompileSnapshot(r);
+        if (!c.ok()) return c.status();
+        auto* resp =
+            google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
+        if (auto s = scheduling::Solve(*c, r, resp); !s.ok()) return s;
+        return resp;
+      });
 }
 
 }  // namespace nodeplan

@@ -188,37 +188,41 @@ class DisruptionChecker {
         Add("candidate", subject,
             "pod " + Key(*p) + " carries karpenter.sh/do-not-disrupt=true");
       }
-      int matching = 0;
-      bool zero = false;
+      // Karpenter's PDB check (pkg/utils/pdb): only evictable pods count;
+      // several matching budgets block, a single one blocks at zero
+      // disruptions allowed unless it always allows evicting unhealthy pods
+      // and the pod is Ready=False.
       std::map<std::string, std::string> labels(p->metadata().labels().begin(),
                                                 p->metadata().labels().end());
+      std::vector<const v1::PodDisruptionBudget*> matching;
       for (const v1::PodDisruptionBudget& b : req_.pod_disruption_budgets()) {
         if (Ns(b.metadata()) != Ns(p->metadata())) continue;
         if (!b.spec().has_selector() ||
             !SelectorMatches(b.spec().selector(), labels)) {
           continue;
         }
-        ++matching;
-        if (b.status().disruptions_allowed() == 0) zero = true;
+        matching.push_back(&b);
       }
-      const bool tolerates_disrupted = [&] {
-        for (const v1::Toleration& t : p->spec().tolerations()) {
-          if ((t.key().empty() && t.operator_() == "Exists") ||
-              (t.key() == labels::kDisruptedTaint &&
-               (t.effect().empty() || t.effect() == "NoSchedule"))) {
-            return true;
-          }
-        }
-        return false;
-      }();
-      const bool evictable = !OwnedBy(*p, "v1", "Node") && !tolerates_disrupted;
-      bool unhealthy_allowed = false;
-      for (const v1::PodDisruptionBudget& b : req_.pod_disruption_budgets()) {
-        if (b.spec().unhealthy_pod_eviction_policy() == "AlwaysAllow") {
-          unhealthy_allowed = true;
+      v1::Taint disrupted;
+      disrupted.set_key(labels::kDisruptedTaint);
+      disrupted.set_effect("NoSchedule");
+      const std::vector<v1::Toleration> tolerations(
+          p->spec().tolerations().begin(), p->spec().tolerations().end());
+      const bool evictable =
+          !OwnedBy(*p, "v1", "Node") &&
+          !verify_internal::Tolerates(tolerations, disrupted);
+      bool not_ready = false;
+      for (const v1::PodCondition& cond : p->status().conditions()) {
+        if (cond.type() == "Ready" && cond.status() == "False") {
+          not_ready = true;
         }
       }
-      if (evictable && (matching > 1 || (zero && !unhealthy_allowed))) {
+      const bool zero = matching.size() == 1 &&
+                        matching[0]->status().disruptions_allowed() == 0 &&
+                        !(matching[0]->spec().unhealthy_pod_eviction_policy() ==
+                              "AlwaysAllow" &&
+                          not_ready);
+      if (evictable && (matching.size() > 1 || zero)) {
         Add("candidate", subject,
             "pod " + Key(*p) + " is protected by a PodDisruptionBudget");
       }

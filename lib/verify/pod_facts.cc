@@ -39,10 +39,13 @@ std::optional<int64_t> ParseInt64(const std::string& s) {
   return s[0] == '-' ? -v : v;
 }
 
+// As Kubernetes' Toleration.ToleratesTaint: an empty key matches every key
+// and the operator still decides (an empty-key Equal toleration, which the
+// API server refuses but Karpenter's code accepts, tolerates taints whose
+// value equals its own, usually "").
 bool ToleratesOne(const v1::Toleration& t, const v1::Taint& taint) {
   if (!t.effect().empty() && t.effect() != taint.effect()) return false;
-  if (t.key().empty()) return t.operator_() == "Exists";
-  if (t.key() != taint.key()) return false;
+  if (!t.key().empty() && t.key() != taint.key()) return false;
   const std::string& op = t.operator_();
   if (op == "Exists") return true;
   if (op.empty() || op == "Equal") return t.value() == taint.value();

@@ -452,6 +452,22 @@ std::vector<Case> Cases() {
          }
        },
        ""},
+      // Toleration.ToleratesTaint: an empty key matches every key and the
+      // operator still decides; empty means Equal, which compares values.
+      {"empty-key Equal toleration tolerates a taint without value",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "", "NoExecute");
+         p.pod("web-1").mutable_spec()->add_tolerations();
+       },
+       ""},
+      {"empty-key Equal toleration does not tolerate a valued taint",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "true", "NoExecute");
+         p.pod("web-1").mutable_spec()->add_tolerations();
+       },
+       "taints"},
       {"PreferNoSchedule and startup taints are not hard",
        [](Plan& p) {
          auto* spec =
