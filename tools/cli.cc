@@ -26,6 +26,7 @@
 #include "nodeplan/validate.h"
 #include "render.h"
 #include "render_disrupt.h"
+#include "render_html.h"
 
 namespace nodeplan::cli {
 namespace {
@@ -398,6 +399,8 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   } else if (args.output == "yaml") {
     text =
         args.apply_ready ? RenderApplyReady(*response) : RenderYaml(*response);
+  } else if (args.output == "html") {
+    text = RenderPicture(SchedulePicture(request, *response));
   } else {
     text = RenderScheduleTable(
         *response, {set->node_pools().begin(), set->node_pools().end()});
@@ -518,6 +521,8 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
       text = RenderJson(*r);
     } else if (args.output == "yaml") {
       text = RenderYaml(*r);
+    } else if (args.output == "html") {
+      text = RenderPicture(DisruptPicture(request, *r));
     } else {
       text = RenderDisruptTable(*r);
     }
@@ -561,8 +566,10 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                    "Instance-type catalog: aws (embedded, us-east-1) or a "
                    "Catalog file")
       ->capture_default_str();
-  schedule_cmd->add_option("-o,--output", schedule.output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+  schedule_cmd
+      ->add_option("-o,--output", schedule.output,
+                   "Output format (html: one self-contained page of bins)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "html"}))
       ->capture_default_str();
   schedule_cmd
       ->add_option("--preference-policy", schedule.preference_policy,
@@ -586,7 +593,8 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "Example:\n"
       "  nodeplan schedule -f examples/workshop/\n"
       "  kubectl get nodepools,nodeclasses,nodes,pods -A -o yaml | "
-      "nodeplan schedule -f - -o json\n");
+      "nodeplan schedule -f - -o json\n"
+      "  nodeplan schedule -f examples/workshop/ -o html > plan.html\n");
 
   DisruptArgs disrupt;
   CLI::App* disrupt_cmd = app.add_subcommand(
@@ -604,8 +612,11 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                    "Instance-type catalog: aws (embedded, us-east-1) or a "
                    "Catalog file")
       ->capture_default_str();
-  disrupt_cmd->add_option("-o,--output", disrupt.output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+  disrupt_cmd
+      ->add_option("-o,--output", disrupt.output,
+                   "Output format (html: the nodes as bins, with what "
+                   "disruption does to each)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "html"}))
       ->capture_default_str();
   disrupt_cmd->add_flag("--spot-to-spot-consolidation", disrupt.spot_to_spot,
                         "Enable Karpenter's SpotToSpotConsolidation feature "

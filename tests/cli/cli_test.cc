@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/v1/schedule.pb.h"
+#include "test_files.h"
 
 namespace nodeplan {
 namespace {
@@ -32,19 +33,10 @@ struct Result {
   std::string err;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_files::ReadFile;
 
-// Per process and test: ctest runs the tests of this file in parallel.
 std::string TempPath(const std::string& name) {
-  const ::testing::TestInfo* test =
-      ::testing::UnitTest::GetInstance()->current_test_info();
-  return absl::StrCat(::testing::TempDir(), "/nodeplan_cli_", getpid(), "_",
-                      test == nullptr ? "" : test->name(), "_", name);
+  return testing_files::TempPath("cli", name);
 }
 
 // Runs `nodeplan <args>` from the source tree, `stdin_text` on its input.
