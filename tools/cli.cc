@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/disrupt.h"
+#include "nodeplan/explain.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/manifest.h"
@@ -26,6 +28,7 @@
 #include "nodeplan/validate.h"
 #include "render.h"
 #include "render_disrupt.h"
+#include "render_explain.h"
 #include "render_html.h"
 
 namespace nodeplan::cli {
@@ -93,6 +96,21 @@ std::vector<std::string> KarpenterObjectViolations(const v1::ManifestSet& set) {
     lines.push_back(locations.ViolationLine(v));
   }
   return lines;
+}
+
+// The files of a planning command (schedule, disrupt, explain): loaded, the
+// loader's findings on stderr, and refused when a Karpenter object is
+// invalid. (An optional so the callers keep reading `set->`.)
+std::optional<v1::ManifestSet> LoadCluster(
+    const std::vector<std::string>& files, std::ostream& err) {
+  absl::StatusOr<v1::ManifestSet> set = Load(files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
+      !v.empty()) {
+    throw Failure{absl::StrJoin(v, "\n")};
+  }
+  return *std::move(set);
 }
 
 const v1::NodeClass* FindNodeClass(const v1::ManifestSet& set,
@@ -382,13 +400,7 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   if (args.apply_ready && args.output != "yaml") {
     throw Failure{"--apply-ready needs -o yaml"};
   }
-  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
-  if (!set.ok()) throw Failure{std::string(set.status().message())};
-  PrintFindings(*set, err);
-  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
-      !v.empty()) {
-    throw Failure{absl::StrJoin(v, "\n")};
-  }
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
   v1::ScheduleRequest request = BuildRequest(*set, args);
   SetCatalog(args.catalog, &request);
   absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
@@ -487,13 +499,7 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
         "--now is required (the decision time, RFC 3339, e.g. "
         "2026-12-02T10:00:00Z)"};
   }
-  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
-  if (!set.ok()) throw Failure{std::string(set.status().message())};
-  PrintFindings(*set, err);
-  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
-      !v.empty()) {
-    throw Failure{absl::StrJoin(v, "\n")};
-  }
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
   v1::DisruptRequest request = BuildDisruptRequest(*set, args);
   SetCatalog(args.catalog, &request);
   absl::StatusOr<std::string> text;
@@ -532,6 +538,45 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// ---- explain ----------------------------------------------------------------
+
+struct ExplainArgs {
+  std::vector<std::string> files;
+  std::string catalog = "aws";
+  std::string output = "text";
+  std::string name;
+};
+
+int RunExplain(const ExplainArgs& args, bool pod, std::ostream& out,
+               std::ostream& err) {
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
+  v1::ExplainRequest request;
+  *request.mutable_request() = BuildRequest(*set, ScheduleArgs{});
+  SetCatalog(args.catalog, request.mutable_request());
+  if (pod) {
+    // "name" alone means the default namespace, as kubectl reads it.
+    request.set_pod(args.name.find('/') == std::string::npos
+                        ? "default/" + args.name
+                        : args.name);
+  } else {
+    request.set_node_pool(args.name);
+  }
+  absl::StatusOr<v1::ExplainResponse> response = Explain(request);
+  if (!response.ok()) throw Failure{std::string(response.status().message())};
+  absl::StatusOr<std::string> text;
+  if (args.output == "json") {
+    text = RenderJson(*response);
+  } else if (args.output == "yaml") {
+    text = RenderYaml(*response);
+  } else {
+    text = pod ? RenderPodExplanation(response->pod())
+               : RenderNodePoolExplanation(response->node_pool());
+  }
+  if (!text.ok()) throw Failure{std::string(text.status().message())};
+  out << *text;
+  return 0;
+}
+
 void AddFiles(CLI::App* sub, std::vector<std::string>* files, bool required) {
   CLI::Option* o = sub->add_option(
       "-f,--filename", *files,
@@ -552,6 +597,7 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "Examples:\n"
       "  nodeplan schedule -f examples/workshop/\n"
       "  nodeplan disrupt -f cluster/ --now 2026-12-02T12:00:00Z\n"
+      "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
       "  nodeplan validate -f nodepool.yaml\n"
       "Run 'nodeplan SUBCOMMAND --help' for each subcommand's options.\n");
 
@@ -637,6 +683,41 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "  kubectl get nodepools,nodeclaims,nodes,pods,pdb -A -o yaml | "
       "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n");
 
+  ExplainArgs explain;
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain",
+      "Why a pod goes where it goes or nowhere (each NodePool's first failing "
+      "check, with numbers), or what a NodePool admits and allows");
+  explain_cmd->require_subcommand(1);
+  CLI::App* explain_pod = explain_cmd->add_subcommand(
+      "pod",
+      "Each NodePool in the scheduler's order: the first check that fails "
+      "(taints, requirements, instance types, resources, limits, minValues, "
+      "the scheduler's own reason) or why the pod fits");
+  CLI::App* explain_pool = explain_cmd->add_subcommand(
+      "nodepool",
+      "Admitted instance types, limits used and left, disruption budgets, "
+      "and the pods that can land on it");
+  for (CLI::App* sub : {explain_pod, explain_pool}) {
+    sub->add_option("name", explain.name,
+                    sub == explain_pod
+                        ? "NAMESPACE/NAME (a Deployment replica: "
+                          "NAMESPACE/DEPLOYMENT-INDEX)"
+                        : "NodePool name")
+        ->required();
+    AddFiles(sub, &explain.files, true);
+    sub->add_option("--catalog", explain.catalog,
+                    "Instance-type catalog: aws (embedded) or a Catalog file")
+        ->capture_default_str();
+    sub->add_option("-o,--output", explain.output, "Output format")
+        ->check(CLI::IsMember({"text", "json", "yaml"}))
+        ->capture_default_str();
+  }
+  explain_cmd->footer(
+      "Examples:\n"
+      "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
+      "  nodeplan explain nodepool default -f examples/workshop/\n");
+
   CatalogArgs catalog;
   CLI::App* catalog_cmd = app.add_subcommand(
       "catalog",
@@ -697,6 +778,8 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
   try {
     if (schedule_cmd->parsed()) return RunSchedule(schedule, out, err);
     if (disrupt_cmd->parsed()) return RunDisrupt(disrupt, out, err);
+    if (explain_pod->parsed()) return RunExplain(explain, true, out, err);
+    if (explain_pool->parsed()) return RunExplain(explain, false, out, err);
     if (catalog_cmd->parsed()) return RunCatalog(catalog, out, err);
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
