@@ -16,9 +16,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/diff.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/explain.h"
 #include "nodeplan/hash.h"
@@ -27,6 +30,7 @@
 #include "nodeplan/schedule.h"
 #include "nodeplan/validate.h"
 #include "render.h"
+#include "render_diff.h"
 #include "render_disrupt.h"
 #include "render_explain.h"
 #include "render_html.h"
@@ -538,6 +542,22 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// -o json / yaml: the response's proto mapping; otherwise `text()`.
+template <typename TextFn>
+void Print(const google::protobuf::Message& response, const std::string& output,
+           std::ostream& out, TextFn text) {
+  absl::StatusOr<std::string> rendered;
+  if (output == "json") {
+    rendered = RenderJson(response);
+  } else if (output == "yaml") {
+    rendered = RenderYaml(response);
+  } else {
+    rendered = text();
+  }
+  if (!rendered.ok()) throw Failure{std::string(rendered.status().message())};
+  out << *rendered;
+}
+
 // ---- explain ----------------------------------------------------------------
 
 struct ExplainArgs {
@@ -563,17 +583,67 @@ int RunExplain(const ExplainArgs& args, bool pod, std::ostream& out,
   }
   absl::StatusOr<v1::ExplainResponse> response = Explain(request);
   if (!response.ok()) throw Failure{std::string(response.status().message())};
-  absl::StatusOr<std::string> text;
-  if (args.output == "json") {
-    text = RenderJson(*response);
-  } else if (args.output == "yaml") {
-    text = RenderYaml(*response);
-  } else {
-    text = pod ? RenderPodExplanation(response->pod())
+  Print(*response, args.output, out, [&] {
+    return pod ? RenderPodExplanation(response->pod())
                : RenderNodePoolExplanation(response->node_pool());
+  });
+  return 0;
+}
+
+// ---- diff -------------------------------------------------------------------
+
+struct DiffArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> with;
+  std::string catalog = "aws";
+  std::string output = "text";
+  std::string now;
+};
+
+// Objects of `from` replace those of the same name in `into`, or join them.
+template <typename T>
+void ReplaceByName(const google::protobuf::RepeatedPtrField<T>& from,
+                   google::protobuf::RepeatedPtrField<T>* into) {
+  for (const T& obj : from) {
+    bool replaced = false;
+    for (T& old : *into) {
+      if (old.metadata().name() == obj.metadata().name()) {
+        old = obj;
+        replaced = true;
+      }
+    }
+    if (!replaced) *into->Add() = obj;
   }
-  if (!text.ok()) throw Failure{std::string(text.status().message())};
-  out << *text;
+}
+
+int RunDiff(const DiffArgs& args, std::ostream& out, std::ostream& err) {
+  const std::optional<v1::ManifestSet> base = LoadCluster(args.files, err);
+  const std::optional<v1::ManifestSet> with = LoadCluster(args.with, err);
+  // A whole cluster (it has workloads or capacity) stands alone; otherwise
+  // --with edits the cluster of -f.
+  v1::ManifestSet changed = *with;
+  if (with->pods().empty() && with->deployments().empty() &&
+      with->nodes().empty() && with->node_claims().empty()) {
+    changed = *base;
+    ReplaceByName(with->node_pools(), changed.mutable_node_pools());
+    ReplaceByName(with->node_classes(), changed.mutable_node_classes());
+    ReplaceByName(with->node_overlays(), changed.mutable_node_overlays());
+    ReplaceByName(with->daemon_sets(), changed.mutable_daemon_sets());
+  }
+  DisruptArgs d;
+  d.now = args.now.empty() ? absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
+                                              absl::UTCTimeZone())
+                           : args.now;
+  v1::DiffRequest request;
+  *request.mutable_before() = BuildDisruptRequest(*base, d);
+  *request.mutable_after() = BuildDisruptRequest(changed, d);
+  SetCatalog(args.catalog, request.mutable_before());
+  SetCatalog(args.catalog, request.mutable_after());
+  absl::StatusOr<v1::DiffResponse> response = Diff(request);
+  if (!response.ok()) throw Failure{std::string(response.status().message())};
+  Print(*response, args.output, out, [&] {
+    return absl::StrCat("At ", d.now, "\n", RenderDiff(*response));
+  });
   return 0;
 }
 
@@ -718,6 +788,36 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
       "  nodeplan explain nodepool default -f examples/workshop/\n");
 
+  DiffArgs diff;
+  CLI::App* diff_cmd = app.add_subcommand(
+      "diff",
+      "What-if: plan the cluster with and without a change (e.g. edited "
+      "NodePools): cost per hour, NodeClaims added and removed, pods that "
+      "become (un)schedulable, running NodeClaims that would drift and the "
+      "budgets pacing their replacement");
+  AddFiles(diff_cmd, &diff.files, true);
+  diff_cmd
+      ->add_option("--with", diff.with,
+                   "The change: NodePools, NodeClasses, NodeOverlays or "
+                   "DaemonSets replacing those of the same name; or a whole "
+                   "second cluster (with pods or nodes), compared as it is")
+      ->required();
+  diff_cmd->add_option("--now", diff.now,
+                       "When drift and budgets are judged, RFC 3339 "
+                       "(default: the current time)");
+  diff_cmd
+      ->add_option("--catalog", diff.catalog,
+                   "Instance-type catalog: aws (embedded) or a Catalog file")
+      ->capture_default_str();
+  diff_cmd->add_option("-o,--output", diff.output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
+      ->capture_default_str();
+  diff_cmd->footer(
+      "Examples:\n"
+      "  nodeplan diff -f cluster.yaml --with changed-nodepools.yaml\n"
+      "  nodeplan diff -f before/ --with after/ --now 2026-12-02T12:00:00Z "
+      "-o json\n");
+
   CatalogArgs catalog;
   CLI::App* catalog_cmd = app.add_subcommand(
       "catalog",
@@ -780,6 +880,7 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
     if (disrupt_cmd->parsed()) return RunDisrupt(disrupt, out, err);
     if (explain_pod->parsed()) return RunExplain(explain, true, out, err);
     if (explain_pool->parsed()) return RunExplain(explain, false, out, err);
+    if (diff_cmd->parsed()) return RunDiff(diff, out, err);
     if (catalog_cmd->parsed()) return RunCatalog(catalog, out, err);
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);
