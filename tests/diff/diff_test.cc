@@ -10,6 +10,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nodeplan/c_api.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/manifest.h"
 #include "render_diff.h"
 
@@ -107,6 +109,26 @@ TEST(Diff, NoChangeNoDifference) {
   EXPECT_TRUE(d->removed().empty());
   EXPECT_TRUE(d->drifted().empty());
   EXPECT_EQ(d->cost_before(), d->cost_after());
+}
+
+TEST(Diff, ThroughTheCApi) {
+  const v1::ManifestSet set =
+      LoadSet({"examples/workshop", "examples/workshop/scale-in"});
+  v1::DiffRequest request;
+  *request.mutable_before() = Request(set);
+  *request.mutable_after() = Request(Edited(set));
+  const std::string bytes = request.SerializeAsString();
+  void* out = nullptr;
+  size_t len = 0;
+  char* error = nullptr;
+  ASSERT_EQ(nodeplan_diff(bytes.data(), bytes.size(), &out, &len, &error), 0)
+      << (error ? error : "");
+  v1::DiffResponse response;
+  ASSERT_TRUE(response.ParseFromArray(out, static_cast<int>(len)));
+  nodeplan_free(out);
+  absl::StatusOr<v1::DiffResponse> direct = Diff(request);
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(DeterministicBytes(response), DeterministicBytes(*direct));
 }
 
 TEST(Diff, NowIsRequired) {

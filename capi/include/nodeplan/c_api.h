@@ -204,6 +204,15 @@ NODEPLAN_CAPI_EXPORT int nodeplan_explain(const void* request,
                                           size_t request_len, void** response,
                                           size_t* response_len, char** error);
 
+/* nodeplan.v1.DiffRequest -> nodeplan.v1.DiffResponse: two versions of a
+ * cluster planned and compared (cost, NodeClaims added and removed, pods
+ * that become unschedulable or schedulable) and the running NodeClaims that
+ * drift only under the second, with the Drifted budgets pacing them.
+ * DiffRequest.after.now is required. */
+NODEPLAN_CAPI_EXPORT int nodeplan_diff(const void* request, size_t request_len,
+                                       void** response, size_t* response_len,
+                                       char** error);
+
 /* ---- Snapshots: compile once, schedule many times ---------------------- */
 
 /* An immutable, compiled catalog (with overlays and unavailable offerings
