@@ -827,8 +827,15 @@ Picture DisruptPicture(const v1::DisruptRequest& request,
       bin.note = a->second;
     } else if (!c.graceful().eligible() && !c.eventual().eligible()) {
       bin.note = "blocked: " + c.graceful().message();
+    } else if (std::any_of(c.methods().begin(), c.methods().end(),
+                           [](const v1::MethodEligibility& m) {
+                             return m.eligible();
+                           })) {
+      bin.note = "candidate, kept for now";
     } else {
-      bin.note = "stays";
+      bin.note = c.methods().empty()
+                     ? std::string("kept")
+                     : absl::StrCat("kept: ", c.methods(0).message());
     }
   }
   Picture p;
@@ -854,6 +861,14 @@ Picture DisruptPicture(const v1::DisruptRequest& request,
                          absl::StrFormat("$%.3f/hour", cost)));
   p.totals.push_back(Row("total-savings", "Savings of the commands",
                          absl::StrFormat("$%.3f/hour", savings)));
+  if (response.commands().empty()) {
+    p.notes.push_back(
+        absl::StrCat("No disruption now.",
+                     response.next_decision_at().empty()
+                         ? ""
+                         : absl::StrCat(" The answer can change at ",
+                                        response.next_decision_at(), ".")));
+  }
   for (const v1::DisruptionCommand& c : response.commands()) {
     std::vector<std::string> names;
     for (const v1::CommandCandidate& cand : c.candidates()) {

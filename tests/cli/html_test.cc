@@ -194,6 +194,34 @@ TEST(HtmlTest, WorkshopPageInHeadlessChromium) {
   }
 }
 
+// The disrupt page: the scale-in cluster's two nodes as bins with their bound
+// pods and what disruption does with each, as chromium parses it.
+TEST(HtmlTest, DisruptPageInHeadlessChromium) {
+  ASSERT_STRNE(NODEPLAN_CHROMIUM, "")
+      << "chromium was not found at configure time; scripts/setup.sh "
+         "installs Debian's chromium package";
+  const std::string html = Nodeplan(
+      "disrupt -f examples/workshop/ -f examples/workshop/scale-in/ --now "
+      "2026-12-02T12:00:00Z -o html");
+  const std::string page = TempPath("disrupt.html");
+  std::ofstream(page) << html;
+  int status = -1;
+  const std::string dom = Chromium("--dump-dom", page, &status);
+  ASSERT_EQ(status, 0) << "chromium --dump-dom failed";
+  EXPECT_EQ(All(dom, R"re(<svg class="bin"[^>]*data-name="([^"]*)")re"),
+            (std::vector<std::string>{"ip-10-0-1-23.ec2.internal",
+                                      "ip-10-0-1-57.ec2.internal"}));
+  EXPECT_EQ(All(dom, R"re(<svg class="bin"[^>]*data-pods="(\d+)")re"),
+            (std::vector<std::string>{"3", "2"}));
+  EXPECT_EQ(All(dom, R"re(<svg class="bin"[^>]*data-note="([^"]*)")re"),
+            (std::vector<std::string>{"candidate, kept for now",
+                                      "candidate, kept for now"}));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"total-commands\">0</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"total-cost\">$0.277/hour</td>"));
+  EXPECT_THAT(dom, HasSubstr("No disruption now."));
+  std::remove(page.c_str());
+}
+
 // 5,000 pods: bins of one shape are drawn once with their count, so the page
 // stays small, and the counts still add up to every pod placed.
 TEST(HtmlTest, FiveThousandPodsAggregate) {
