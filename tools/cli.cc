@@ -664,11 +664,16 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "nodeplan"};
   app.require_subcommand(1);
   app.footer(
-      "Examples:\n"
+      "Examples, one per command:\n"
       "  nodeplan schedule -f examples/workshop/\n"
+      "  nodeplan schedule -f examples/workshop/ -o html > plan.html\n"
       "  nodeplan disrupt -f cluster/ --now 2026-12-02T12:00:00Z\n"
       "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
+      "  nodeplan explain nodepool default -f examples/workshop/\n"
+      "  nodeplan diff -f cluster.yaml --with changed-nodepools.yaml\n"
+      "  nodeplan catalog -f examples/workshop/nodepool-default.yaml\n"
       "  nodeplan validate -f nodepool.yaml\n"
+      "  nodeplan hash -f nodepool.yaml\n"
       "Run 'nodeplan SUBCOMMAND --help' for each subcommand's options.\n");
 
   ScheduleArgs schedule;
@@ -751,7 +756,9 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "
       "--now 2026-12-02T12:00:00Z\n"
       "  kubectl get nodepools,nodeclaims,nodes,pods,pdb -A -o yaml | "
-      "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n");
+      "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n"
+      "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "
+      "--now 2026-12-02T12:00:00Z -o html > disrupt.html\n");
 
   ExplainArgs explain;
   CLI::App* explain_cmd = app.add_subcommand(

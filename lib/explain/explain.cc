@@ -503,7 +503,14 @@ absl::StatusOr<v1::NodePoolExplanation> ExplainNodePool(
       u->set_allowed(value);
     }
   }
-  if (pool->np->spec().disruption().budgets().empty()) {
+  const v1::Disruption& disruption = pool->np->spec().disruption();
+  const bool explicitly_none =
+      std::find(disruption.present_empty_fields().begin(),
+                disruption.present_empty_fields().end(),
+                "budgets") != disruption.present_empty_fields().end();
+  // An absent list is the CRD's default of one 10% budget; `budgets: []`
+  // limits nothing.
+  if (disruption.budgets().empty() && !explicitly_none) {
     v1::BudgetUse* u = e.add_budgets();
     u->set_nodes("10%");  // Karpenter's default budget
     u->set_allowed(static_cast<int>(std::ceil(pool->nodes * 0.1)));
