@@ -227,6 +227,20 @@ bool OfferingSuits(const Pool& pool, const CompiledInstanceType& t,
   return false;
 }
 
+// The part of the scheduler's unschedulable reason about `node_pool` (it
+// lists every NodePool as `incompatible with nodepool "NAME", ...`, joined
+// with "; "), or the whole reason when it has no such part.
+std::string ReasonFor(const std::string& reason, const std::string& node_pool) {
+  constexpr absl::string_view kPrefix = "incompatible with nodepool \"";
+  const std::string start = absl::StrCat(kPrefix, node_pool, "\", ");
+  const size_t at = reason.find(start);
+  if (at == std::string::npos) return reason;
+  const size_t from = at + start.size();
+  const size_t next = reason.find(absl::StrCat("; ", kPrefix), from);
+  return reason.substr(from, next == std::string::npos ? std::string::npos
+                                                       : next - from);
+}
+
 // The checks for one pod on one NodePool.
 v1::NodePoolCheck Check(const Pool& pool, const v1::Pod& pod,
                         const ResourceVector& requests,
@@ -373,7 +387,8 @@ v1::NodePoolCheck Check(const Pool& pool, const v1::Pod& pod,
                 absl::StrCat("passes the taint, requirement, instance-type, "
                              "resource and limit checks, but the scheduler "
                              "answers: ",
-                             unschedulable_reason));
+                             ReasonFor(unschedulable_reason,
+                                       np.metadata().name())));
   }
   std::string where = absl::StrFormat(
       "fits: %d of %d admitted types hold it%s, the cheapest %s at "

@@ -46,6 +46,9 @@ v1::ScheduleRequest Cluster() {
   *r.mutable_daemon_sets() = set->daemon_sets();
   *r.mutable_nodes() = set->nodes();
   *r.mutable_node_claims() = set->node_claims();
+  *r.mutable_persistent_volumes() = set->persistent_volumes();
+  *r.mutable_persistent_volume_claims() = set->persistent_volume_claims();
+  *r.mutable_storage_classes() = set->storage_classes();
   r.set_catalog_ref("aws");
   return r;
 }
@@ -89,6 +92,21 @@ TEST(ExplainPod, NodePoolsInTheSchedulersOrderWithTheFirstFailingCheck) {
                    {"tiny", "limits"},
                    {"general-purpose", "requirements"},
                    {"default", ""}}));
+}
+
+// Checks this module does not make itself (a volume's zone, topology) come
+// from the scheduler's answer, the part about the NodePool alone.
+TEST(ExplainPod, TheSchedulersOwnReason) {
+  const v1::PodExplanation e = ExplainPod("default/db");
+  EXPECT_EQ(e.outcome(), "unschedulable");
+  EXPECT_EQ(Checks(e), (Pairs{{"gpu", "taints"},
+                              {"tiny", "limits"},
+                              {"general-purpose", "requirements"},
+                              {"default", "scheduler"}}));
+  EXPECT_THAT(e.node_pools(3).message(),
+              HasSubstr("but the scheduler answers"));
+  EXPECT_THAT(e.node_pools(3).message(),
+              ::testing::Not(HasSubstr("nodepool \"gpu\"")));
 }
 
 TEST(ExplainPod, TheNearestMissInNumbers) {
@@ -179,7 +197,7 @@ TEST(ExplainCApi, SameAnswerAsTheLibrary) {
 
 // The CLI's text, whole.
 TEST(ExplainText, Goldens) {
-  for (const std::string pod : {"big", "arm", "inflate-3"}) {
+  for (const std::string pod : {"big", "arm", "inflate-3", "db"}) {
     EXPECT_EQ(cli::RenderPodExplanation(ExplainPod("default/" + pod)),
               ReadFile(Source("tests/explain/testdata/pod-" + pod + ".txt")))
         << pod;
