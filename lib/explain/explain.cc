@@ -237,8 +237,8 @@ std::string ReasonFor(const std::string& reason, const std::string& node_pool) {
   if (at == std::string::npos) return reason;
   const size_t from = at + start.size();
   const size_t next = reason.find(absl::StrCat("; ", kPrefix), from);
-  return reason.substr(from, next == std::string::npos ? std::string::npos
-                                                       : next - from);
+  return reason.substr(
+      from, next == std::string::npos ? std::string::npos : next - from);
 }
 
 // The checks for one pod on one NodePool.
@@ -383,12 +383,12 @@ v1::NodePoolCheck Check(const Pool& pool, const v1::Pod& pod,
   c.set_instance_type(cheapest.name);
   PutResources(cheapest.allocatable, c.mutable_allocatable());
   if (!unschedulable_reason.empty()) {
-    return fail("scheduler",
-                absl::StrCat("passes the taint, requirement, instance-type, "
-                             "resource and limit checks, but the scheduler "
-                             "answers: ",
-                             ReasonFor(unschedulable_reason,
-                                       np.metadata().name())));
+    return fail(
+        "scheduler",
+        absl::StrCat("passes the taint, requirement, instance-type, "
+                     "resource and limit checks, but the scheduler "
+                     "answers: ",
+                     ReasonFor(unschedulable_reason, np.metadata().name())));
   }
   std::string where = absl::StrFormat(
       "fits: %d of %d admitted types hold it%s, the cheapest %s at "
