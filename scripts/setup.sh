@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what nodeplan needs on a fresh Debian 12 machine, idempotently:
-# Debian packages for the C++ build, a Python virtual environment with
+# Debian packages for the C++ build (and chromium, in which tests/cli renders
+# the `-o html` page headless), a Python virtual environment with
 # protobuf and pytest from PyPI, and Go's protoc-gen-go from the module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
       libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libyaml-dev libcli11-dev
-      clang-format)
+      clang-format chromium)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,10 +16,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/diff.h"
 #include "nodeplan/disrupt.h"
+#include "nodeplan/explain.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/labels.h"
@@ -26,7 +31,10 @@
 #include "nodeplan/schedule.h"
 #include "nodeplan/validate.h"
 #include "render.h"
+#include "render_diff.h"
 #include "render_disrupt.h"
+#include "render_explain.h"
+#include "render_html.h"
 
 namespace nodeplan::cli {
 namespace {
@@ -93,6 +101,21 @@ std::vector<std::string> KarpenterObjectViolations(const v1::ManifestSet& set) {
     lines.push_back(locations.ViolationLine(v));
   }
   return lines;
+}
+
+// The files of a planning command (schedule, disrupt, explain): loaded, the
+// loader's findings on stderr, and refused when a Karpenter object is
+// invalid. (An optional so the callers keep reading `set->`.)
+std::optional<v1::ManifestSet> LoadCluster(
+    const std::vector<std::string>& files, std::ostream& err) {
+  absl::StatusOr<v1::ManifestSet> set = Load(files);
+  if (!set.ok()) throw Failure{std::string(set.status().message())};
+  PrintFindings(*set, err);
+  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
+      !v.empty()) {
+    throw Failure{absl::StrJoin(v, "\n")};
+  }
+  return *std::move(set);
 }
 
 const v1::NodeClass* FindNodeClass(const v1::ManifestSet& set,
@@ -382,13 +405,7 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   if (args.apply_ready && args.output != "yaml") {
     throw Failure{"--apply-ready needs -o yaml"};
   }
-  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
-  if (!set.ok()) throw Failure{std::string(set.status().message())};
-  PrintFindings(*set, err);
-  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
-      !v.empty()) {
-    throw Failure{absl::StrJoin(v, "\n")};
-  }
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
   v1::ScheduleRequest request = BuildRequest(*set, args);
   SetCatalog(args.catalog, &request);
   absl::StatusOr<v1::ScheduleResponse> response = Schedule(request);
@@ -399,6 +416,8 @@ int RunSchedule(const ScheduleArgs& args, std::ostream& out,
   } else if (args.output == "yaml") {
     text =
         args.apply_ready ? RenderApplyReady(*response) : RenderYaml(*response);
+  } else if (args.output == "html") {
+    text = RenderPicture(SchedulePicture(request, *response));
   } else {
     text = RenderScheduleTable(
         *response, {set->node_pools().begin(), set->node_pools().end()});
@@ -485,13 +504,7 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
         "--now is required (the decision time, RFC 3339, e.g. "
         "2026-12-02T10:00:00Z)"};
   }
-  absl::StatusOr<v1::ManifestSet> set = Load(args.files);
-  if (!set.ok()) throw Failure{std::string(set.status().message())};
-  PrintFindings(*set, err);
-  if (std::vector<std::string> v = KarpenterObjectViolations(*set);
-      !v.empty()) {
-    throw Failure{absl::StrJoin(v, "\n")};
-  }
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
   v1::DisruptRequest request = BuildDisruptRequest(*set, args);
   SetCatalog(args.catalog, &request);
   absl::StatusOr<std::string> text;
@@ -519,12 +532,119 @@ int RunDisrupt(const DisruptArgs& args, std::ostream& out, std::ostream& err) {
       text = RenderJson(*r);
     } else if (args.output == "yaml") {
       text = RenderYaml(*r);
+    } else if (args.output == "html") {
+      text = RenderPicture(DisruptPicture(request, *r));
     } else {
       text = RenderDisruptTable(*r);
     }
   }
   if (!text.ok()) throw Failure{std::string(text.status().message())};
   out << *text;
+  return 0;
+}
+
+// -o json / yaml: the response's proto mapping; otherwise `text()`.
+template <typename TextFn>
+void Print(const google::protobuf::Message& response, const std::string& output,
+           std::ostream& out, TextFn text) {
+  absl::StatusOr<std::string> rendered;
+  if (output == "json") {
+    rendered = RenderJson(response);
+  } else if (output == "yaml") {
+    rendered = RenderYaml(response);
+  } else {
+    rendered = text();
+  }
+  if (!rendered.ok()) throw Failure{std::string(rendered.status().message())};
+  out << *rendered;
+}
+
+// ---- explain ----------------------------------------------------------------
+
+struct ExplainArgs {
+  std::vector<std::string> files;
+  std::string catalog = "aws";
+  std::string output = "text";
+  std::string name;
+};
+
+int RunExplain(const ExplainArgs& args, bool pod, std::ostream& out,
+               std::ostream& err) {
+  const std::optional<v1::ManifestSet> set = LoadCluster(args.files, err);
+  v1::ExplainRequest request;
+  *request.mutable_request() = BuildRequest(*set, ScheduleArgs{});
+  SetCatalog(args.catalog, request.mutable_request());
+  if (pod) {
+    // "name" alone means the default namespace, as kubectl reads it.
+    request.set_pod(args.name.find('/') == std::string::npos
+                        ? "default/" + args.name
+                        : args.name);
+  } else {
+    request.set_node_pool(args.name);
+  }
+  absl::StatusOr<v1::ExplainResponse> response = Explain(request);
+  if (!response.ok()) throw Failure{std::string(response.status().message())};
+  Print(*response, args.output, out, [&] {
+    return pod ? RenderPodExplanation(response->pod())
+               : RenderNodePoolExplanation(response->node_pool());
+  });
+  return 0;
+}
+
+// ---- diff -------------------------------------------------------------------
+
+struct DiffArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> with;
+  std::string catalog = "aws";
+  std::string output = "text";
+  std::string now;
+};
+
+// Objects of `from` replace those of the same name in `into`, or join them.
+template <typename T>
+void ReplaceByName(const google::protobuf::RepeatedPtrField<T>& from,
+                   google::protobuf::RepeatedPtrField<T>* into) {
+  for (const T& obj : from) {
+    bool replaced = false;
+    for (T& old : *into) {
+      if (old.metadata().name() == obj.metadata().name()) {
+        old = obj;
+        replaced = true;
+      }
+    }
+    if (!replaced) *into->Add() = obj;
+  }
+}
+
+int RunDiff(const DiffArgs& args, std::ostream& out, std::ostream& err) {
+  const std::optional<v1::ManifestSet> base = LoadCluster(args.files, err);
+  const std::optional<v1::ManifestSet> with = LoadCluster(args.with, err);
+  // A whole cluster (it has workloads or capacity) stands alone; otherwise
+  // --with edits the cluster of -f.
+  v1::ManifestSet changed = *with;
+  if (with->pods().empty() && with->deployments().empty() &&
+      with->nodes().empty() && with->node_claims().empty()) {
+    changed = *base;
+    ReplaceByName(with->node_pools(), changed.mutable_node_pools());
+    ReplaceByName(with->node_classes(), changed.mutable_node_classes());
+    ReplaceByName(with->node_overlays(), changed.mutable_node_overlays());
+    ReplaceByName(with->daemon_sets(), changed.mutable_daemon_sets());
+  }
+  DisruptArgs d;
+  d.now = args.now.empty() ? absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
+                                              absl::UTCTimeZone())
+                           : args.now;
+  v1::DiffRequest request;
+  *request.mutable_before() = BuildDisruptRequest(*base, d);
+  *request.mutable_after() = BuildDisruptRequest(changed, d);
+  SetCatalog(args.catalog, request.mutable_before());
+  SetCatalog(args.catalog, request.mutable_after());
+  absl::StatusOr<v1::DiffResponse> response = Diff(request);
+  if (!response.ok()) throw Failure{std::string(response.status().message())};
+  Print(*response, args.output, out, [&] {
+    return absl::StrCat("At ", d.now, "\n", RenderDiff(*response));
+  });
   return 0;
 }
 
@@ -545,10 +665,16 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "nodeplan"};
   app.require_subcommand(1);
   app.footer(
-      "Examples:\n"
+      "Examples, one per command:\n"
       "  nodeplan schedule -f examples/workshop/\n"
+      "  nodeplan schedule -f examples/workshop/ -o html > plan.html\n"
       "  nodeplan disrupt -f cluster/ --now 2026-12-02T12:00:00Z\n"
+      "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
+      "  nodeplan explain nodepool default -f examples/workshop/\n"
+      "  nodeplan diff -f cluster.yaml --with changed-nodepools.yaml\n"
+      "  nodeplan catalog -f examples/workshop/nodepool-default.yaml\n"
       "  nodeplan validate -f nodepool.yaml\n"
+      "  nodeplan hash -f nodepool.yaml\n"
       "Run 'nodeplan SUBCOMMAND --help' for each subcommand's options.\n");
 
   ScheduleArgs schedule;
@@ -562,8 +688,10 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                    "Instance-type catalog: aws (embedded, us-east-1) or a "
                    "Catalog file")
       ->capture_default_str();
-  schedule_cmd->add_option("-o,--output", schedule.output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+  schedule_cmd
+      ->add_option("-o,--output", schedule.output,
+                   "Output format (html: one self-contained page of bins)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "html"}))
       ->capture_default_str();
   schedule_cmd
       ->add_option("--preference-policy", schedule.preference_policy,
@@ -587,7 +715,8 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "Example:\n"
       "  nodeplan schedule -f examples/workshop/\n"
       "  kubectl get nodepools,nodeclasses,nodes,pods -A -o yaml | "
-      "nodeplan schedule -f - -o json\n");
+      "nodeplan schedule -f - -o json\n"
+      "  nodeplan schedule -f examples/workshop/ -o html > plan.html\n");
 
   DisruptArgs disrupt;
   CLI::App* disrupt_cmd = app.add_subcommand(
@@ -605,8 +734,11 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                    "Instance-type catalog: aws (embedded, us-east-1) or a "
                    "Catalog file")
       ->capture_default_str();
-  disrupt_cmd->add_option("-o,--output", disrupt.output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+  disrupt_cmd
+      ->add_option("-o,--output", disrupt.output,
+                   "Output format (html: the nodes as bins, with what "
+                   "disruption does to each)")
+      ->check(CLI::IsMember({"table", "json", "yaml", "html"}))
       ->capture_default_str();
   disrupt_cmd->add_flag("--spot-to-spot-consolidation", disrupt.spot_to_spot,
                         "Enable Karpenter's SpotToSpotConsolidation feature "
@@ -625,7 +757,74 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
       "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "
       "--now 2026-12-02T12:00:00Z\n"
       "  kubectl get nodepools,nodeclaims,nodes,pods,pdb -A -o yaml | "
-      "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n");
+      "nodeplan disrupt -f - --now $(date -u +%Y-%m-%dT%H:%M:%SZ) -o json\n"
+      "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "
+      "--now 2026-12-02T12:00:00Z -o html > disrupt.html\n");
+
+  ExplainArgs explain;
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain",
+      "Why a pod goes where it goes or nowhere (each NodePool's first failing "
+      "check, with numbers), or what a NodePool admits and allows");
+  explain_cmd->require_subcommand(1);
+  CLI::App* explain_pod = explain_cmd->add_subcommand(
+      "pod",
+      "Each NodePool in the scheduler's order: the first check that fails "
+      "(taints, requirements, instance types, resources, limits, minValues, "
+      "the scheduler's own reason) or why the pod fits");
+  CLI::App* explain_pool = explain_cmd->add_subcommand(
+      "nodepool",
+      "Admitted instance types, limits used and left, disruption budgets, "
+      "and the pods that can land on it");
+  for (CLI::App* sub : {explain_pod, explain_pool}) {
+    sub->add_option("name", explain.name,
+                    sub == explain_pod
+                        ? "NAMESPACE/NAME (a Deployment replica: "
+                          "NAMESPACE/DEPLOYMENT-INDEX)"
+                        : "NodePool name")
+        ->required();
+    AddFiles(sub, &explain.files, true);
+    sub->add_option("--catalog", explain.catalog,
+                    "Instance-type catalog: aws (embedded) or a Catalog file")
+        ->capture_default_str();
+    sub->add_option("-o,--output", explain.output, "Output format")
+        ->check(CLI::IsMember({"text", "json", "yaml"}))
+        ->capture_default_str();
+  }
+  explain_cmd->footer(
+      "Examples:\n"
+      "  nodeplan explain pod default/inflate-0 -f examples/workshop/\n"
+      "  nodeplan explain nodepool default -f examples/workshop/\n");
+
+  DiffArgs diff;
+  CLI::App* diff_cmd = app.add_subcommand(
+      "diff",
+      "What-if: plan the cluster with and without a change (e.g. edited "
+      "NodePools): cost per hour, NodeClaims added and removed, pods that "
+      "become (un)schedulable, running NodeClaims that would drift and the "
+      "budgets pacing their replacement");
+  AddFiles(diff_cmd, &diff.files, true);
+  diff_cmd
+      ->add_option("--with", diff.with,
+                   "The change: NodePools, NodeClasses, NodeOverlays or "
+                   "DaemonSets replacing those of the same name; or a whole "
+                   "second cluster (with pods or nodes), compared as it is")
+      ->required();
+  diff_cmd->add_option("--now", diff.now,
+                       "When drift and budgets are judged, RFC 3339 "
+                       "(default: the current time)");
+  diff_cmd
+      ->add_option("--catalog", diff.catalog,
+                   "Instance-type catalog: aws (embedded) or a Catalog file")
+      ->capture_default_str();
+  diff_cmd->add_option("-o,--output", diff.output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
+      ->capture_default_str();
+  diff_cmd->footer(
+      "Examples:\n"
+      "  nodeplan diff -f cluster.yaml --with changed-nodepools.yaml\n"
+      "  nodeplan diff -f before/ --with after/ --now 2026-12-02T12:00:00Z "
+      "-o json\n");
 
   CatalogArgs catalog;
   CLI::App* catalog_cmd = app.add_subcommand(
@@ -687,6 +886,9 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
   try {
     if (schedule_cmd->parsed()) return RunSchedule(schedule, out, err);
     if (disrupt_cmd->parsed()) return RunDisrupt(disrupt, out, err);
+    if (explain_pod->parsed()) return RunExplain(explain, true, out, err);
+    if (explain_pool->parsed()) return RunExplain(explain, false, out, err);
+    if (diff_cmd->parsed()) return RunDiff(diff, out, err);
     if (catalog_cmd->parsed()) return RunCatalog(catalog, out, err);
     if (validate_cmd->parsed()) return RunValidate(validate, out, err);
     if (hash_cmd->parsed()) return RunHash(hash_files, out, err);

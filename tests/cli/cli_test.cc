@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "nodeplan/manifest.h"
 #include "nodeplan/v1/schedule.pb.h"
+#include "test_files.h"
 
 namespace nodeplan {
 namespace {
@@ -32,19 +33,10 @@ struct Result {
   std::string err;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_files::ReadFile;
 
-// Per process and test: ctest runs the tests of this file in parallel.
 std::string TempPath(const std::string& name) {
-  const ::testing::TestInfo* test =
-      ::testing::UnitTest::GetInstance()->current_test_info();
-  return absl::StrCat(::testing::TempDir(), "/nodeplan_cli_", getpid(), "_",
-                      test == nullptr ? "" : test->name(), "_", name);
+  return testing_files::TempPath("cli", name);
 }
 
 // Runs `nodeplan <args>` from the source tree, `stdin_text` on its input.
@@ -98,7 +90,9 @@ spec:
 )";
 
 TEST(Cli, HelpForEverySubcommandWithAnExample) {
-  for (const char* sub : {"", "schedule", "catalog", "validate", "hash"}) {
+  for (const char* sub :
+       {"", "schedule", "disrupt", "explain", "explain pod", "explain nodepool",
+        "diff", "catalog", "validate", "hash"}) {
     Result r = Nodeplan(absl::StrCat(sub, " --help"));
     EXPECT_EQ(r.status, 0) << sub << r.err;
     EXPECT_THAT(r.out, HasSubstr("Example")) << sub;
@@ -110,6 +104,40 @@ TEST(Cli, HelpForEverySubcommandWithAnExample) {
         "--min-values-policy", "--max-instance-types", "--apply-ready"}) {
     EXPECT_THAT(schedule.out, HasSubstr(option));
   }
+}
+
+TEST(Cli, ExplainPodAndNodePool) {
+  Result pod = Nodeplan("explain pod default/inflate-0 -f examples/workshop/");
+  EXPECT_EQ(pod.status, 0) << pod.err;
+  EXPECT_THAT(pod.out, HasSubstr("Goes to: new NodeClaim"));
+  EXPECT_THAT(pod.out,
+              HasSubstr("1. general-purpose (weight 0): requirements"));
+  // kubectl's reading: a bare name is in the default namespace.
+  EXPECT_EQ(Nodeplan("explain pod inflate-0 -f examples/workshop/").out,
+            pod.out);
+  Result missing = Nodeplan("explain pod default/nope -f examples/workshop/");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_THAT(missing.err, HasSubstr("pod default/nope: not among"));
+  Result np =
+      Nodeplan("explain nodepool default -f examples/workshop/ -o json");
+  EXPECT_EQ(np.status, 0) << np.err;
+  EXPECT_THAT(np.out, HasSubstr("\"nodePool\": {"));
+}
+
+// --with a whole cluster (it has NodeClaims) is compared as it is; NodePools
+// alone edit the -f cluster.
+TEST(Cli, DiffEditsOrCompares) {
+  Result whole = Nodeplan(
+      "diff -f examples/workshop/ --with examples/workshop/ --with "
+      "examples/workshop/scale-in/ --now 2026-12-02T12:00:00Z");
+  EXPECT_EQ(whole.status, 0) << whole.err;
+  EXPECT_THAT(whole.out, HasSubstr("New NodeClaims: 2 -> 1"));
+  Result same = Nodeplan(
+      "diff -f examples/workshop/ --with "
+      "examples/workshop/nodepool-default.yaml --now 2026-12-02T12:00:00Z");
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_THAT(same.out, HasSubstr("The same NodeClaims"));
+  EXPECT_THAT(same.out, HasSubstr("No running NodeClaim drifts."));
 }
 
 TEST(Cli, UsageErrorsExitTwoWithNothingOnStdout) {

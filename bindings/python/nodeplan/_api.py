@@ -5,10 +5,12 @@ import threading
 
 from nodeplan import _errors
 from nodeplan._native import ABI_VERSION, lib
-from nodeplan.v1 import cluster_pb2, disrupt_pb2, manifest_pb2, schedule_pb2
+from nodeplan.v1 import (cluster_pb2, diff_pb2, disrupt_pb2, explain_pb2,
+                         manifest_pb2, schedule_pb2)
 
-__all__ = ["ABI_VERSION", "Cluster", "Snapshot", "disrupt", "library_version",
-           "load_manifests", "schedule", "validate", "validate_command"]
+__all__ = ["ABI_VERSION", "Cluster", "Snapshot", "diff", "disrupt", "explain",
+           "library_version", "load_manifests", "schedule", "validate",
+           "validate_command"]
 
 
 def library_version():
@@ -76,6 +78,24 @@ def validate_command(request):
     data = _to_bytes(request, disrupt_pb2.ValidateCommandRequest)
     return _invoke(lib.nodeplan_validate_command, (), data,
                    disrupt_pb2.ValidateCommandResponse)
+
+
+def explain(request):
+    """An ExplainRequest (a ScheduleRequest and a pod "namespace/name" or a
+    NodePool name) -> ExplainResponse: for the pod, every NodePool in the
+    scheduler's order with its first failing check or why it fits; for the
+    NodePool, its admitted types, limits, budgets and pods."""
+    data = _to_bytes(request, explain_pb2.ExplainRequest)
+    return _invoke(lib.nodeplan_explain, (), data, explain_pb2.ExplainResponse)
+
+
+def diff(request):
+    """A DiffRequest (the cluster before and after, as DisruptRequests;
+    after.now required) -> DiffResponse: both plans' cost, NodeClaims added
+    and removed, pods changing sides, NodeClaims that drift and the budgets
+    pacing them."""
+    data = _to_bytes(request, diff_pb2.DiffRequest)
+    return _invoke(lib.nodeplan_diff, (), data, diff_pb2.DiffResponse)
 
 
 def load_manifests(text, *, source_name="", skip_unknown_kinds=False):

@@ -66,7 +66,7 @@ if _abi != ABI_VERSION:
 # survives for nodeplan_free.
 OPERATIONS = ("nodeplan_schedule", "nodeplan_load_manifests",
               "nodeplan_validate", "nodeplan_disrupt",
-              "nodeplan_validate_command")
+              "nodeplan_validate_command", "nodeplan_explain", "nodeplan_diff")
 for _name in OPERATIONS:
     _fn = getattr(lib, _name)
     _fn.argtypes = _OPERATION_ARGS

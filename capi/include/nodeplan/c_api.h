@@ -193,6 +193,26 @@ NODEPLAN_CAPI_EXPORT int nodeplan_validate_command(const void* request,
                                                    size_t* response_len,
                                                    char** error);
 
+/* nodeplan.v1.ExplainRequest -> nodeplan.v1.ExplainResponse: for one pod,
+ * every NodePool in the scheduler's order with the first check that fails
+ * there (taints, requirements, instance types, resources with the nearest
+ * miss, limits, minValues, the scheduler's own reason) or why it fits, and
+ * where the plan puts the pod; or for one NodePool, its admitted instance
+ * types, limits used and left, disruption budgets and the pods that can
+ * land on it. An unknown pod or NodePool is NOT_FOUND. */
+NODEPLAN_CAPI_EXPORT int nodeplan_explain(const void* request,
+                                          size_t request_len, void** response,
+                                          size_t* response_len, char** error);
+
+/* nodeplan.v1.DiffRequest -> nodeplan.v1.DiffResponse: two versions of a
+ * cluster planned and compared (cost, NodeClaims added and removed, pods
+ * that become unschedulable or schedulable) and the running NodeClaims that
+ * drift only under the second, with the Drifted budgets pacing them.
+ * DiffRequest.after.now is required. */
+NODEPLAN_CAPI_EXPORT int nodeplan_diff(const void* request, size_t request_len,
+                                       void** response, size_t* response_len,
+                                       char** error);
+
 /* ---- Snapshots: compile once, schedule many times ---------------------- */
 
 /* An immutable, compiled catalog (with overlays and unavailable offerings
