@@ -338,6 +338,24 @@ void Verifier::CheckAffinity() {
                          key, " label"));
         continue;
       }
+      // The node-affinity terms Karpenter could have been scheduling with
+      // when it put the pod here: relaxation drops required terms front to
+      // back, so the term in force is one this site can satisfy (a pod
+      // whose first term fits nowhere bootstraps its affinity under the
+      // next one). None satisfiable is another rule's violation: keep all.
+      std::vector<std::vector<Expr>> live_terms;
+      for (const auto& t : entry.facts.required_terms) {
+        std::vector<Expr> all = entry.facts.node_selector;
+        all.insert(all.end(), t.begin(), t.end());
+        for (const OptionView& view : sites_[entry.site].views) {
+          if (verify_internal::AllPossibly(view.labels, all)) {
+            live_terms.push_back(t);
+            break;
+          }
+        }
+      }
+      if (live_terms.empty()) live_terms = entry.facts.required_terms;
+      if (live_terms.empty()) live_terms.push_back({});
       // Domains (pinned) holding a matching pod other than this one.
       std::set<std::string> occupied;
       bool self_matches = false;
@@ -350,9 +368,7 @@ void Verifier::CheckAffinity() {
         if (auto d = PinnedDomain(pods_[m].site, key)) {
           occupied.insert(*d);
           if (!pods_[m].pending) {
-            std::vector<std::vector<Expr>> terms = entry.facts.required_terms;
-            if (terms.empty()) terms.push_back({});
-            for (const auto& t : terms) {
+            for (const auto& t : live_terms) {
               bound_match_elsewhere |=
                   PodExprsAllowValue(entry.facts, t, key, *d);
             }
