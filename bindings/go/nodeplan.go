@@ -55,6 +55,8 @@ const (
 	opClusterUpdate
 	opClusterSchedule
 	opClusterDisrupt
+	opExplain
+	opDiff
 )
 
 // invoke calls one C operation on the marshalled request and unmarshals its
@@ -94,6 +96,10 @@ func invoke(op operation, handle unsafe.Pointer, in []byte, out proto.Message) e
 		code = C.nodeplan_cluster_schedule((*C.struct_nodeplan_cluster)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	case opClusterDisrupt:
 		code = C.nodeplan_cluster_disrupt((*C.struct_nodeplan_cluster)(handle), req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opExplain:
+		code = C.nodeplan_explain(req, C.size_t(len(in)), &resp, &respLen, &cerr)
+	case opDiff:
+		code = C.nodeplan_diff(req, C.size_t(len(in)), &resp, &respLen, &cerr)
 	}
 	runtime.KeepAlive(in)
 	if code != 0 {
@@ -155,6 +161,40 @@ func Disrupt(req *nodeplanv1.DisruptRequest) (*nodeplanv1.DisruptResponse, error
 	}
 	out := &nodeplanv1.DisruptResponse{}
 	if err := invoke(opDisrupt, nil, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Explain says why one pod goes where it goes (req.Pod, "namespace/name"):
+// every NodePool in the scheduler's order with the first check that fails
+// there, or where it lands and why; or, with req.NodePool, what a NodePool
+// admits: its instance types, limits used and left, budgets and the pods
+// that can land on it. An unknown pod or NodePool is a NotFound error.
+func Explain(req *nodeplanv1.ExplainRequest) (*nodeplanv1.ExplainResponse, error) {
+	in, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.ExplainResponse{}
+	if err := invoke(opExplain, nil, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Diff plans two versions of a cluster (typically the same cluster with
+// changed NodePools) and compares them: cost per hour, NodeClaims added and
+// removed, pods that change sides, and running NodeClaims that drift only
+// under the second, with the Drifted budgets that pace them. req.After.Now
+// is required.
+func Diff(req *nodeplanv1.DiffRequest) (*nodeplanv1.DiffResponse, error) {
+	in, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &nodeplanv1.DiffResponse{}
+	if err := invoke(opDiff, nil, in, out); err != nil {
 		return nil, err
 	}
 	return out, nil
