@@ -61,6 +61,24 @@ func seed(t *testing.T) string {
 	return strings.Join(parts, "---\n")
 }
 
+// workshopManifests loads files of examples/workshop as one manifest set.
+func workshopManifests(t *testing.T, names ...string) *nodeplanv1.ManifestSet {
+	t.Helper()
+	var parts []string
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "workshop", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, string(b))
+	}
+	m, err := nodeplan.LoadManifests(strings.Join(parts, "\n---\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func seedRequest(t *testing.T, extra string) *nodeplanv1.ScheduleRequest {
 	t.Helper()
 	m, err := nodeplan.LoadManifests(seed(t)+"---\n"+extra, nil)
@@ -259,18 +277,7 @@ func TestLimitsAreResourceExhausted(t *testing.T) {
 func TestPackingOptionAndCostBoundRoundTrip(t *testing.T) {
 	// The workshop's default NodePool and inflate's 20 replicas: Karpenter's
 	// packing costs $0.277/hour, the Optimized one three c5.large.
-	var parts []string
-	for _, name := range []string{"nodepool-default.yaml", "nodeclass-default.yaml", "deployment-inflate.yaml"} {
-		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "workshop", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, string(b))
-	}
-	m, err := nodeplan.LoadManifests(strings.Join(parts, "---\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := workshopManifests(t, "nodepool-default.yaml", "nodeclass-default.yaml", "deployment-inflate.yaml")
 	req := &nodeplanv1.ScheduleRequest{
 		NodePools: m.NodePools, NodeClasses: m.NodeClasses,
 		Deployments: m.Deployments, CatalogRef: "aws",

@@ -94,7 +94,10 @@ absl::StatusOr<BoundSolution> SolveBound(const BoundProblem& p,
   if (r.status != LpResult::kOptimal)
     return absl::InternalError(absl::StrCat(solver.Name(), ": ", r.message));
   BoundSolution out;
-  out.lower_bound = std::max(0.0, r.objective * (1 - 1e-7) - 1e-9);
+  // Shaved, then floored to 1e-9 USD so that last-bit differences of the
+  // floating-point solve cannot show in the response bytes.
+  out.lower_bound =
+      std::max(0.0, std::floor((r.objective * (1 - 1e-7) - 1e-9) * 1e9) / 1e9);
   for (size_t k = 0; k < p.columns.size(); ++k) {
     out.nodes.push_back(r.x[ycol[k]]);
     out.reduced.push_back(r.reduced[ycol[k]]);

@@ -304,31 +304,30 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   }
   if (any_existing) out.problem.existing_free = free;
 
-  // Classes.
-  std::map<std::pair<std::vector<int64_t>, std::vector<bool>>, int> index;
+  // Classes, in key order (not input order: the same pods in another order
+  // give the same program, hence the same bytes).
+  std::map<std::pair<std::vector<int64_t>, std::vector<bool>>, int64_t> index;
   for (const auto& cv : covered) {
     std::vector<int64_t> key(cv.req.v.begin(), cv.req.v.begin() + nd);
-    auto [it, inserted] =
-        index.emplace(std::make_pair(std::move(key), cv.pools),
-                      static_cast<int>(out.problem.classes.size()));
-    if (inserted) {
-      BoundClass bc;
-      for (int r = 0; r < nd; ++r)
-        bc.requests.push_back(static_cast<double>(cv.req[r]));
-      for (size_t pi = 0; pi < c.pools.size(); ++pi) {
-        if (!cv.pools[pi]) continue;
-        for (int k : pool_columns[pi]) {
-          const BoundColumn& col = out.problem.columns[k];
-          bool fits = true;
-          for (int r = 0; r < nd && fits; ++r)
-            fits = bc.requests[r] <= col.allocatable[r];
-          if (fits) bc.columns.push_back(k);
-        }
+    ++index[std::make_pair(std::move(key), cv.pools)];
+  }
+  for (const auto& [key, count] : index) {
+    BoundClass bc;
+    for (int r = 0; r < nd; ++r)
+      bc.requests.push_back(static_cast<double>(key.first[r]));
+    for (size_t pi = 0; pi < c.pools.size(); ++pi) {
+      if (!key.second[pi]) continue;
+      for (int k : pool_columns[pi]) {
+        const BoundColumn& col = out.problem.columns[k];
+        bool fits = true;
+        for (int r = 0; r < nd && fits; ++r)
+          fits = bc.requests[r] <= col.allocatable[r];
+        if (fits) bc.columns.push_back(k);
       }
-      bc.existing = any_existing;
-      out.problem.classes.push_back(std::move(bc));
     }
-    ++out.problem.classes[it->second].count;
+    bc.existing = any_existing;
+    bc.count = count;
+    out.problem.classes.push_back(std::move(bc));
   }
   rep.set_pod_classes(static_cast<int32_t>(out.problem.classes.size()));
 
