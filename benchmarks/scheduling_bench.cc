@@ -124,6 +124,20 @@ BENCHMARK(BM_SchedulingArena)
     ->Arg(20000)
     ->Unit(benchmark::kMillisecond);
 
+// The same without the cost lower bound (options.costBound: Skip): the
+// scheduler alone, comparable with figures from before the bound existed.
+void BM_SchedulingArenaNoBound(benchmark::State& st) {
+  nodeplan::v1::ScheduleRequest request =
+      nodeplan::workload::KarpenterBenchmark(static_cast<int>(st.range(0)));
+  request.mutable_options()->set_cost_bound("Skip");
+  Run(st, request, Api::kArena);
+}
+BENCHMARK(BM_SchedulingArenaNoBound)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond);
+
 void BM_RespectPreferencesArena(benchmark::State& st) {
   Run(st, nodeplan::workload::PreferenceBenchmark(4000, true), Api::kArena);
 }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 debs=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
       libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libyaml-dev libcli11-dev
-      clang-format chromium)
+      clang-format chromium coinor-libclp-dev)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -242,7 +242,38 @@ std::string RenderScheduleTable(const v1::ScheduleResponse& response,
                         Plural(response.new_node_claims_size(), "new NodeClaim",
                                "new NodeClaims"),
                         response.cost(), response.cost() * kHoursPerMonth);
+  // Responses of this library always carry it; hand-built ones may not.
+  if (response.has_cost_bound())
+    absl::StrAppend(&out, CostBoundLine(response), "\n");
   return out;
+}
+
+std::string CostBoundLine(const v1::ScheduleResponse& response) {
+  const v1::CostBound& b = response.cost_bound();
+  if (!b.available()) {
+    return absl::StrCat("Lower bound: unavailable (",
+                        b.reason().empty() ? "not computed" : b.reason(), ")");
+  }
+  std::string covers;
+  if (b.relaxed_pods() > 0 || b.excluded_pods() > 0) {
+    covers = absl::StrCat("; covers the ", b.covered_pods(), " placed pods");
+    if (b.relaxed_pods() > 0)
+      absl::StrAppend(&covers, ", ", b.relaxed_pods(),
+                      " of them by requests, taints and limits only");
+  }
+  const double cost = response.cost(), lb = b.lower_bound();
+  std::string gap;
+  if (cost <= lb + 1e-9) {
+    gap = "the cheapest possible";
+  } else if (lb <= 0) {
+    gap = "no lower bound above $0";
+  } else {
+    // Rounded up: "at most" must stay true.
+    gap = absl::StrFormat("at most %.0f%% above the cheapest possible",
+                          std::ceil((cost / lb - 1) * 100 - 1e-9));
+  }
+  return absl::StrFormat("Lower bound: $%.3f/hour: $%.3f/hour is %s%s", lb,
+                         cost, gap, covers);
 }
 
 }  // namespace nodeplan::cli

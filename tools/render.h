@@ -39,6 +39,11 @@ std::string UtilizationBar(double fraction, int width);
 // Display width of UTF-8 text (code points; the bars' blocks are one column).
 size_t DisplayWidth(const std::string& s);
 
+// "Lower bound: $0.221/hour: $0.277/hour is at most 26% above the cheapest
+// possible" (ScheduleResponse.cost_bound; the percentage rounded up), or why
+// the bound is unavailable.
+std::string CostBoundLine(const v1::ScheduleResponse& response);
+
 // Rows of cells as aligned columns (two spaces apart); columns listed in
 // `right` are right-aligned. Each line is prefixed by `indent`.
 std::string FormatColumns(const std::vector<std::vector<std::string>>& rows,

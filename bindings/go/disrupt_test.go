@@ -2,7 +2,6 @@ package nodeplan_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,19 +16,8 @@ import (
 // and the cluster after inflate was scaled down.
 func scaleInRequest(t *testing.T, now string) *nodeplanv1.DisruptRequest {
 	t.Helper()
-	var parts []string
-	for _, name := range []string{"nodepool-default.yaml", "nodepool-general-purpose.yaml",
-		"nodeclass-default.yaml", filepath.Join("scale-in", "cluster.yaml")} {
-		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "workshop", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, string(b))
-	}
-	m, err := nodeplan.LoadManifests(strings.Join(parts, "\n---\n"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := workshopManifests(t, "nodepool-default.yaml", "nodepool-general-purpose.yaml",
+		"nodeclass-default.yaml", filepath.Join("scale-in", "cluster.yaml"))
 	return &nodeplanv1.DisruptRequest{
 		NodePools: m.NodePools, NodeClasses: m.NodeClasses, NodeClaims: m.NodeClaims,
 		Nodes: m.Nodes, Pods: m.Pods, PodDisruptionBudgets: m.PodDisruptionBudgets,

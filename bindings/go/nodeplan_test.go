@@ -2,6 +2,7 @@ package nodeplan_test
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,6 +59,24 @@ func seed(t *testing.T) string {
 		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, "---\n")
+}
+
+// workshopManifests loads files of examples/workshop as one manifest set.
+func workshopManifests(t *testing.T, names ...string) *nodeplanv1.ManifestSet {
+	t.Helper()
+	var parts []string
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "workshop", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, string(b))
+	}
+	m, err := nodeplan.LoadManifests(strings.Join(parts, "\n---\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func seedRequest(t *testing.T, extra string) *nodeplanv1.ScheduleRequest {
@@ -252,5 +271,46 @@ func TestLimitsAreResourceExhausted(t *testing.T) {
 		!strings.Contains(err.Error(), "spec.replicas") ||
 		!strings.Contains(err.Error(), "kMaxReplicas") {
 		t.Fatalf("err = %v, want RESOURCE_EXHAUSTED naming spec.replicas", err)
+	}
+}
+
+func TestPackingOptionAndCostBoundRoundTrip(t *testing.T) {
+	// The workshop's default NodePool and inflate's 20 replicas: Karpenter's
+	// packing costs $0.277/hour, the Optimized one three c5.large.
+	m := workshopManifests(t, "nodepool-default.yaml", "nodeclass-default.yaml", "deployment-inflate.yaml")
+	req := &nodeplanv1.ScheduleRequest{
+		NodePools: m.NodePools, NodeClasses: m.NodeClasses,
+		Deployments: m.Deployments, CatalogRef: "aws",
+		Options: &nodeplanv1.ScheduleOptions{CostBound: "Compute"},
+	}
+	k, err := nodeplan.Schedule(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := k.GetCostBound()
+	if k.GetPacking().GetMode() != "Karpenter" || b.GetCoveredPods() != 20 {
+		t.Fatalf("packing %v, bound %v", k.GetPacking(), b)
+	}
+	if b.GetAvailable() && (b.GetLowerBound() <= 0 || b.GetLowerBound() > k.Cost) {
+		t.Fatalf("lower bound %v for cost %v", b.GetLowerBound(), k.Cost)
+	}
+	if !b.GetAvailable() && !strings.Contains(b.GetReason(), "no LP solver") {
+		t.Fatalf("unavailable without the reason: %q", b.GetReason())
+	}
+	req.Options = &nodeplanv1.ScheduleOptions{Packing: "Optimized"}
+	o, err := nodeplan.Schedule(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.GetPacking().GetMode() != "Optimized" || o.Cost > k.Cost+1e-12 ||
+		math.Abs(o.GetPacking().GetKarpenterCost()-k.Cost) > 1e-12 {
+		t.Fatalf("optimized %v cost %v (karpenter %v)", o.GetPacking(), o.Cost, k.Cost)
+	}
+	if b.GetAvailable() && math.Abs(o.Cost-0.255) > 1e-9 {
+		t.Fatalf("optimized cost %v, want 0.255", o.Cost)
+	}
+	req.Options.Packing = "Cheapest"
+	if _, err := nodeplan.Schedule(req); err == nil || !strings.Contains(err.Error(), "options.packing") {
+		t.Fatalf("unknown packing: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 #include "nodeplan/schedule.h"
 
 #include "canonical/canonical_order.h"
+#include "optimize/packing.h"
 #include "scheduling/gated_schedule.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
@@ -12,7 +13,8 @@ namespace {
 
 class CompiledSnapshot : public Snapshot {
  public:
-  explicit CompiledSnapshot(scheduling::Compiled c) : c_(std::move(c)) {}
+  CompiledSnapshot(scheduling::Compiled c, v1::ScheduleRequest base)
+      : c_(std::move(c)), base_(std::move(base)) {}
   absl::StatusOr<v1::ScheduleResponse> Schedule(
       const v1::ScheduleRequest& state) const override {
     return canonical::InCanonicalOrder(
@@ -67,10 +69,14 @@ class CompiledSnapshot : public Snapshot {
   absl::Status Solve(const v1::ScheduleRequest& state,
                      v1::ScheduleResponse* out) const {
     if (auto s = Check(state); !s.ok()) return s;
-    return scheduling::Solve(c_, state, out);
+    if (auto s = scheduling::Solve(c_, state, out); !s.ok()) return s;
+    // The cost bound and the Optimized packing (lib/optimize).
+    return optimize::Finish(c_, state, &base_, out);
   }
 
   scheduling::Compiled c_;
+  // What Compile was given: the Optimized packing reschedules whole requests.
+  v1::ScheduleRequest base_;
 };
 
 }  // namespace
@@ -106,7 +112,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
         auto c = scheduling::CompileSnapshot(r);
         if (!c.ok()) return c.status();
         return std::shared_ptr<const Snapshot>(
-            std::make_shared<CompiledSnapshot>(std::move(*c)));
+            std::make_shared<CompiledSnapshot>(std::move(*c), r));
       });
 }
 
@@ -119,6 +125,7 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
         if (!c.ok()) return c.status();
         v1::ScheduleResponse resp;
         if (auto s = scheduling::Solve(*c, r, &resp); !s.ok()) return s;
+        if (auto s = optimize::Finish(*c, r, nullptr, &resp); !s.ok()) return s;
         return resp;
       });
 }
@@ -136,6 +143,7 @@ absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
         auto* resp =
             google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
         if (auto s = scheduling::Solve(*c, r, resp); !s.ok()) return s;
+        if (auto s = optimize::Finish(*c, r, nullptr, resp); !s.ok()) return s;
         return resp;
       });
 }

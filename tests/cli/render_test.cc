@@ -289,3 +289,35 @@ TEST(Bars, WidthAndRounding) {
 
 }  // namespace
 }  // namespace nodeplan::cli
+
+namespace nodeplan::cli {
+namespace {
+
+TEST(RenderTable, CostBoundLine) {
+  v1::ScheduleResponse r;
+  r.set_cost(0.277);
+  r.mutable_cost_bound()->set_available(true);
+  r.mutable_cost_bound()->set_lower_bound(0.2202);
+  r.mutable_cost_bound()->set_covered_pods(20);
+  EXPECT_EQ(CostBoundLine(r),
+            "Lower bound: $0.220/hour: $0.277/hour is at most 26% above the "
+            "cheapest possible");
+  r.mutable_cost_bound()->set_relaxed_pods(3);
+  EXPECT_EQ(CostBoundLine(r),
+            "Lower bound: $0.220/hour: $0.277/hour is at most 26% above the "
+            "cheapest possible; covers the 20 placed pods, 3 of them by "
+            "requests, taints and limits only");
+  r.mutable_cost_bound()->set_lower_bound(0.277);
+  r.mutable_cost_bound()->set_relaxed_pods(0);
+  EXPECT_EQ(CostBoundLine(r),
+            "Lower bound: $0.277/hour: $0.277/hour is the cheapest possible");
+  r.mutable_cost_bound()->set_available(false);
+  r.mutable_cost_bound()->set_reason("options.costBound is Skip");
+  EXPECT_EQ(CostBoundLine(r),
+            "Lower bound: unavailable (options.costBound is Skip)");
+  EXPECT_NE(RenderScheduleTable(r, {}).find("Lower bound: unavailable"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nodeplan::cli

@@ -22,9 +22,13 @@ namespace nodeplan {
 namespace {
 
 // MessageDigest (FNV-1a 64 of the deterministic serialization), the library
-// version cleared (it changes with releases, not with decisions).
+// version cleared (it changes with releases, not with decisions), and the
+// cost bound and packing report too (they describe the plan, they are not
+// part of Karpenter's decision; tests/optimize checks them).
 std::string Digest(v1::ScheduleResponse response) {
   response.clear_library_version();
+  response.clear_cost_bound();
+  response.clear_packing();
   return MessageDigest(response);
 }
 

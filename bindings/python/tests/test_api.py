@@ -174,3 +174,38 @@ def test_limits_are_resource_exhausted(seed_text, deployment_text):
     with pytest.raises(nodeplan.InvalidArgumentError) as bad:
         nodeplan.schedule(request)
     assert "spec.replicas: Invalid value: -1" in bad.value.message
+
+
+def test_packing_option_and_cost_bound_round_trip():
+    # The workshop's default NodePool and inflate's 20 replicas: Karpenter's
+    # packing costs $0.277/hour, the Optimized one three c5.large.
+    from conftest import WORKSHOP
+    text = "---\n".join(
+        (WORKSHOP / name).read_text()
+        for name in ("nodepool-default.yaml", "nodeclass-default.yaml",
+                     "deployment-inflate.yaml"))
+    manifests = nodeplan.load_manifests(text)
+    request = schedule_pb2.ScheduleRequest(
+        node_pools=manifests.node_pools, node_classes=manifests.node_classes,
+        deployments=manifests.deployments, catalog_ref="aws",
+        options=schedule_pb2.ScheduleOptions(cost_bound="Compute"))
+    karpenter = nodeplan.schedule(request)
+    assert karpenter.packing.mode == "Karpenter"
+    assert round(karpenter.cost, 3) == 0.277
+    bound = karpenter.cost_bound
+    assert bound.covered_pods == 20
+    if bound.available:
+        assert 0 < bound.lower_bound <= karpenter.cost
+    else:
+        assert "no LP solver" in bound.reason
+    request.options.packing = "Optimized"
+    optimized = nodeplan.schedule(request)
+    assert optimized.packing.mode == "Optimized"
+    assert round(optimized.packing.karpenter_cost, 3) == 0.277
+    assert optimized.cost <= karpenter.cost
+    if bound.available:
+        assert round(optimized.cost, 3) == 0.255
+        assert optimized.cost_bound.lower_bound == bound.lower_bound
+    request.options.packing = "Cheapest"
+    with pytest.raises(nodeplan.Error, match="options.packing"):
+        nodeplan.schedule(request)

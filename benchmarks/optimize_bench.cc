@@ -1,0 +1,122 @@
+// The cost bound and the Optimized packing over the generated workloads:
+// Karpenter's diverse benchmark, random clusters and the seed NodePool on
+// the embedded AWS catalog. Per workload and mode the time of one Schedule
+// call; counters: karpenter_cost, optimized_cost, lower_bound (USD/hour),
+// gap_pct (Karpenter cost over the bound, %), opt_gap_pct (Optimized over
+// the bound). Figures in benchmarks/README.md.
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "nodeplan/schedule.h"
+#include "nodeplan/workload.h"
+
+namespace {
+
+using nodeplan::v1::ScheduleRequest;
+
+enum Mode { kKarpenterNoBound, kKarpenter, kOptimized };
+
+void Run(benchmark::State& st, const ScheduleRequest& base, Mode mode) {
+  ScheduleRequest r = base;
+  r.mutable_options()->set_cost_bound(mode == kKarpenterNoBound ? "Skip"
+                                                                : "Compute");
+  if (mode == kOptimized) r.mutable_options()->set_packing("Optimized");
+  nodeplan::v1::ScheduleResponse last;
+  for (auto _ : st) {
+    auto resp = nodeplan::Schedule(r);
+    if (!resp.ok()) {
+      st.SkipWithError(std::string(resp.status().message()).c_str());
+      return;
+    }
+    last = *std::move(resp);
+  }
+  const double cost = last.cost(), lb = last.cost_bound().lower_bound();
+  const double karpenter =
+      mode == kOptimized ? last.packing().karpenter_cost() : cost;
+  st.counters["karpenter_cost"] = karpenter;
+  if (mode == kOptimized) st.counters["optimized_cost"] = cost;
+  if (last.cost_bound().available()) {
+    st.counters["lower_bound"] = lb;
+    if (lb > 0) {
+      st.counters["gap_pct"] = (karpenter / lb - 1) * 100;
+      if (mode == kOptimized)
+        st.counters["opt_gap_pct"] = (cost / lb - 1) * 100;
+    }
+    st.counters["relaxed_pods"] = last.cost_bound().relaxed_pods();
+    st.counters["covered_pods"] = last.cost_bound().covered_pods();
+  }
+}
+
+void Register(const std::string& name, ScheduleRequest (*make)()) {
+  static const char* kModes[] = {"KarpenterNoBound", "Karpenter", "Optimized"};
+  for (int m = 0; m < 3; ++m) {
+    benchmark::RegisterBenchmark(
+        (name + "/" + kModes[m]).c_str(),
+        [make, m](benchmark::State& st) { Run(st, make(), Mode(m)); })
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime()
+        ->UseRealTime();
+  }
+}
+
+template <int N>
+ScheduleRequest Bench() {
+  return nodeplan::workload::KarpenterBenchmark(N);
+}
+template <int N>
+ScheduleRequest Seed() {
+  return nodeplan::workload::SeedNodePoolWorkload(N);
+}
+template <int S>
+ScheduleRequest Random() {
+  return nodeplan::workload::RandomCluster(S);
+}
+// The seed NodePool without topology constraints: `pods` replicas of
+// 250m/256Mi, 1/2Gi and 2/1Gi pods (the goal's "no topology" workloads).
+template <int N>
+ScheduleRequest Plain() {
+  ScheduleRequest r;
+  *r.add_node_pools() = nodeplan::workload::WorkshopNodePool();
+  auto* nc = r.add_node_classes();
+  nc->mutable_metadata()->set_name("default");
+  r.set_catalog_ref("aws");
+  const char* shapes[][2] = {{"250m", "256Mi"}, {"1", "2Gi"}, {"2", "1Gi"}};
+  for (int s = 0; s < 3; ++s) {
+    auto* d = r.add_deployments();
+    d->mutable_metadata()->set_name("app-" + std::to_string(s));
+    d->mutable_metadata()->set_namespace_("default");
+    d->mutable_spec()->set_replicas(N / 3);
+    auto* c = d->mutable_spec()
+                  ->mutable_template_()
+                  ->mutable_spec()
+                  ->add_containers();
+    c->set_name("c");
+    (*c->mutable_resources()->mutable_requests())["cpu"] = shapes[s][0];
+    (*c->mutable_resources()->mutable_requests())["memory"] = shapes[s][1];
+  }
+  return r;
+}
+
+const bool kRegistered = [] {
+  Register("benchmark-100", Bench<100>);
+  Register("benchmark-1000", Bench<1000>);
+  Register("seed-100", Seed<100>);
+  Register("seed-1000", Seed<1000>);
+  Register("seed-5000", Seed<5000>);
+  Register("plain-100", Plain<100>);
+  Register("plain-1000", Plain<1000>);
+  Register("plain-5000", Plain<5000>);
+  Register("random-1", Random<1>);
+  Register("random-2", Random<2>);
+  Register("random-3", Random<3>);
+  Register("random-4", Random<4>);
+  Register("random-5", Random<5>);
+  Register("random-6", Random<6>);
+  Register("random-7", Random<7>);
+  Register("random-8", Random<8>);
+  return true;
+}();
+
+}  // namespace

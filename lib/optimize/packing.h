@@ -1,0 +1,25 @@
+#ifndef NODEPLAN_LIB_OPTIMIZE_PACKING_H_
+#define NODEPLAN_LIB_OPTIMIZE_PACKING_H_
+
+// The Optimized packing mode and the hook the public Schedule entry points
+// call after Karpenter's round (docs/OPTIMIZE.md).
+
+#include "absl/status/status.h"
+#include "nodeplan/v1/schedule.pb.h"
+#include "scheduling/model.h"
+
+namespace nodeplan::optimize {
+
+// Called by nodeplan::Schedule / Snapshot::Schedule after the Karpenter
+// round rendered `out`. `state` is the request as handed to that entry
+// point; `base` is the request the Snapshot was compiled from (null when
+// `state` is a whole request). Fills out->cost_bound and out->packing, and
+// in Optimized mode may replace the plan with a cheaper verified one.
+// Errors: an unknown options.packing or options.costBound value.
+absl::Status Finish(const scheduling::Compiled& snapshot,
+                    const v1::ScheduleRequest& state,
+                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out);
+
+}  // namespace nodeplan::optimize
+
+#endif  // NODEPLAN_LIB_OPTIMIZE_PACKING_H_

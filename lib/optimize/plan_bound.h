@@ -1,0 +1,31 @@
+#ifndef NODEPLAN_LIB_OPTIMIZE_PLAN_BOUND_H_
+#define NODEPLAN_LIB_OPTIMIZE_PLAN_BOUND_H_
+
+// The cost bound of one scheduling answer: builds the BoundProblem of the
+// pods a response places from the compiled snapshot and the request, solves
+// it, and fills ScheduleResponse.cost_bound.
+
+#include "nodeplan/v1/schedule.pb.h"
+#include "optimize/bound.h"
+#include "scheduling/model.h"
+
+namespace nodeplan::optimize {
+
+struct PlanBound {
+  BoundProblem problem;
+  v1::CostBound report;
+  BoundSolution solution;  // when report.available()
+};
+
+// `state` is the request's cluster state (pods, nodes, nodeClaims,
+// daemonSets, deployments); `response` the plan whose placed pods are
+// covered. Never fails: an unusable input or a missing solver is reported
+// in CostBound.reason with available = false.
+PlanBound ComputePlanBound(const scheduling::Compiled& snapshot,
+                           const v1::ScheduleRequest& state,
+                           const v1::ScheduleResponse& response,
+                           const LpSolver* solver);
+
+}  // namespace nodeplan::optimize
+
+#endif  // NODEPLAN_LIB_OPTIMIZE_PLAN_BOUND_H_

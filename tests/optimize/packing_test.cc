@@ -1,0 +1,167 @@
+// ScheduleResponse.cost_bound and the Optimized packing over whole requests:
+// the seed workshop, and generated clusters checked by the verifier.
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nodeplan/digest.h"
+#include "nodeplan/manifest.h"
+#include "nodeplan/schedule.h"
+#include "nodeplan/verify.h"
+#include "nodeplan/workload.h"
+#include "optimize/lp.h"
+
+namespace nodeplan {
+namespace {
+
+bool HaveSolver() { return optimize::NewLpSolver() != nullptr; }
+
+// examples/workshop: the default NodePool and inflate's 20 replicas.
+v1::ScheduleRequest Workshop() {
+  v1::LoadOptions opts;
+  auto set =
+      LoadManifestFiles({std::string(NODEPLAN_SOURCE_DIR) +
+                             "/examples/workshop/nodepool-default.yaml",
+                         std::string(NODEPLAN_SOURCE_DIR) +
+                             "/examples/workshop/nodeclass-default.yaml",
+                         std::string(NODEPLAN_SOURCE_DIR) +
+                             "/examples/workshop/deployment-inflate.yaml"},
+                        opts);
+  EXPECT_TRUE(set.ok()) << set.status();
+  v1::ScheduleRequest r;
+  *r.mutable_node_pools() = set->node_pools();
+  *r.mutable_node_classes() = set->node_classes();
+  *r.mutable_deployments() = set->deployments();
+  r.set_catalog_ref("aws");
+  r.mutable_options()->set_cost_bound("Compute");
+  return r;
+}
+
+void ExpectVerified(const v1::ScheduleRequest& r,
+                    const v1::ScheduleResponse& resp, const std::string& what) {
+  for (const auto& v : Verify(r, resp))
+    ADD_FAILURE() << what << ": " << FormatViolation(v);
+}
+
+TEST(CostBoundOnPlans, Workshop) {
+  auto r = Workshop();
+  auto resp = Schedule(r);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_NEAR(resp->cost(), 0.277, 1e-9);
+  EXPECT_EQ(resp->packing().mode(), "Karpenter");
+  const auto& b = resp->cost_bound();
+  EXPECT_EQ(b.covered_pods(), 20);
+  EXPECT_EQ(b.relaxed_pods(), 0);
+  EXPECT_EQ(b.excluded_pods(), 0);
+  if (!HaveSolver()) {
+    EXPECT_FALSE(b.available());
+    EXPECT_NE(b.reason().find("no LP solver"), std::string::npos);
+    return;
+  }
+  ASSERT_TRUE(b.available()) << b.reason();
+  // 5 CPU at c5.large's price per allocatable CPU ($0.085 / 1.93).
+  EXPECT_NEAR(b.lower_bound(), 0.085 * 5000 / 1930, 1e-3);
+  EXPECT_LE(b.lower_bound(), resp->cost());
+}
+
+TEST(OptimizedPacking, WorkshopFindsThreeC5Large) {
+  if (!HaveSolver()) GTEST_SKIP() << "the candidates come from the LP";
+  auto r = Workshop();
+  r.mutable_options()->set_packing("Optimized");
+  auto resp = Schedule(r);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_NEAR(resp->cost(), 0.255, 1e-9);
+  ASSERT_EQ(resp->new_node_claims_size(), 3);
+  for (const auto& nc : resp->new_node_claims())
+    EXPECT_EQ(nc.launch().instance_type(), "c5.large");
+  EXPECT_EQ(resp->packing().mode(), "Optimized");
+  EXPECT_NEAR(resp->packing().karpenter_cost(), 0.277, 1e-9);
+  EXPECT_NE(resp->packing().improvement(), "");
+  EXPECT_LE(resp->cost_bound().lower_bound(), resp->cost());
+  ExpectVerified(r, *resp, "workshop");
+  // Deterministic, and the same through a Snapshot.
+  auto again = Schedule(r);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(DeterministicBytes(*again), DeterministicBytes(*resp));
+  v1::ScheduleRequest base, state;
+  *base.mutable_node_pools() = r.node_pools();
+  *base.mutable_node_classes() = r.node_classes();
+  base.set_catalog_ref("aws");
+  *state.mutable_deployments() = r.deployments();
+  *state.mutable_options() = r.options();
+  auto snap = Snapshot::Compile(base);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  auto via = (*snap)->Schedule(state);
+  ASSERT_TRUE(via.ok()) << via.status();
+  EXPECT_NEAR(via->cost(), 0.255, 1e-9);
+}
+
+TEST(OptimizedPacking, UnknownValuesNameTheField) {
+  auto r = Workshop();
+  r.mutable_options()->set_packing("Cheapest");
+  EXPECT_NE(Schedule(r).status().message().find("options.packing"),
+            std::string::npos);
+  r.mutable_options()->set_packing("");
+  r.mutable_options()->set_cost_bound("Maybe");
+  EXPECT_NE(Schedule(r).status().message().find("options.costBound"),
+            std::string::npos);
+}
+
+TEST(CostBoundOnPlans, SkipLeavesItUnavailable) {
+  auto r = Workshop();
+  r.mutable_options()->set_cost_bound("Skip");
+  auto resp = Schedule(r);
+  ASSERT_TRUE(resp.ok());
+  EXPECT_FALSE(resp->cost_bound().available());
+  EXPECT_EQ(resp->cost_bound().reason(), "options.costBound is not Compute");
+  // Absent is Skip: the bound is computed only when asked for.
+  r.mutable_options()->clear_cost_bound();
+  auto absent = Schedule(r);
+  ASSERT_TRUE(absent.ok()) << absent.status();
+  EXPECT_FALSE(absent->cost_bound().available());
+  EXPECT_EQ(absent->cost(), resp->cost());
+}
+
+// The property over generated clusters (anti-affinity, spread, host ports,
+// DaemonSets, existing nodes): the bound is at most the Karpenter plan's
+// cost (a plan is an upper bound on the optimum), and an Optimized plan is
+// never dearer, places the same pods and verifies.
+TEST(OptimizedPacking, GeneratedClusters) {
+  int improved = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    auto r = workload::RandomCluster(seed);
+    r.mutable_options()->set_cost_bound("Compute");
+    auto k = Schedule(r);
+    ASSERT_TRUE(k.ok()) << seed << ": " << k.status();
+    if (HaveSolver()) {
+      ASSERT_TRUE(k->cost_bound().available())
+          << seed << ": " << k->cost_bound().reason();
+      EXPECT_LE(k->cost_bound().lower_bound(), k->cost() + 1e-9) << seed;
+    }
+    r.mutable_options()->set_packing("Optimized");
+    auto o = Schedule(r);
+    ASSERT_TRUE(o.ok()) << seed << ": " << o.status();
+    EXPECT_LE(o->cost(), k->cost() + 1e-12) << seed;
+    EXPECT_EQ(o->unschedulable_size(), k->unschedulable_size()) << seed;
+    EXPECT_NEAR(o->packing().karpenter_cost(), k->cost(), 1e-12);
+    if (o->cost() < k->cost() - 1e-9) ++improved;
+    ExpectVerified(r, *o, "random-" + std::to_string(seed));
+  }
+  RecordProperty("improved", improved);
+}
+
+TEST(CostBoundOnPlans, KarpenterBenchmarkAndSeedWorkload) {
+  if (!HaveSolver()) GTEST_SKIP();
+  for (auto r : {workload::KarpenterBenchmark(200),
+                 workload::SeedNodePoolWorkload(200)}) {
+    r.mutable_options()->set_cost_bound("Compute");
+    auto k = Schedule(r);
+    ASSERT_TRUE(k.ok()) << k.status();
+    ASSERT_TRUE(k->cost_bound().available()) << k->cost_bound().reason();
+    EXPECT_GT(k->cost_bound().lower_bound(), 0);
+    EXPECT_LE(k->cost_bound().lower_bound(), k->cost() + 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace nodeplan
