@@ -56,8 +56,9 @@ struct BoundSolution {
 
 // The optimum of the relaxation, shaved by a relative 1e-7 (and 1e-9
 // absolute) so that solver tolerances cannot lift it above the integer
-// optimum, and floored to a multiple of 1e-9 (USD/hour). NOT_FOUND when the program is infeasible (some class cannot be
-// placed even fractionally), INTERNAL when the solver fails.
+// optimum, and floored to a multiple of 1e-9 (USD/hour). NOT_FOUND when the
+// program is infeasible (some class cannot be placed even fractionally),
+// INTERNAL when the solver fails.
 absl::StatusOr<BoundSolution> SolveBound(const BoundProblem& problem,
                                          const LpSolver& solver);
 
