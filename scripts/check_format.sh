@@ -12,7 +12,7 @@ if [ "${1:-}" = "--fix" ]; then
 fi
 if ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/nodeplan-format.$$; then
   echo "check_format: these files need clang-format (scripts/check_format.sh --fix):"
-  grep -o '^[^:]*' /tmp/nodeplan-format.$$ | sort -u | sed 's/^/  /'
+  grep -oE '^[^:]+:[0-9]+:[0-9]+: error' /tmp/nodeplan-format.$$ | cut -d: -f1 | sort -u | sed 's/^/  /'
   rm -f /tmp/nodeplan-format.$$
   exit 1
 fi
