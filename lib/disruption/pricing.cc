@@ -34,9 +34,9 @@ double CheapestCompatiblePrice(const CompiledCatalog& catalog, int type,
 double WorstLaunchPrice(const CompiledCatalog& catalog, int type,
                         const Requirements& reqs, const Interner& names) {
   OfferingFilter filter(catalog, reqs);
-  static constexpr absl::string_view kOrder[] = {labels::kCapacityTypeReserved,
-                                                 labels::kCapacityTypeSpot,
-                                                 labels::kCapacityTypeOnDemand};
+  static const absl::string_view kOrder[] = {labels::kCapacityTypeReserved,
+                                             labels::kCapacityTypeSpot,
+                                             labels::kCapacityTypeOnDemand};
   for (absl::string_view ct : kOrder) {
     double worst = -1;
     for (const CompiledOffering& o : catalog.instance_type(type).offerings) {

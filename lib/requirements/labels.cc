@@ -11,18 +11,18 @@ namespace labels {
 namespace {
 
 // Sorted in Go string order (sets.List).
-constexpr absl::string_view kWellKnown[] = {
+const absl::string_view kWellKnown[] = {
     kCapacityType, kNodePool,     kArch,   kOs,
     kInstanceType, kWindowsBuild, kRegion, kZone,
 };
-constexpr absl::string_view kRestricted[] = {kHostname};
-constexpr absl::string_view kSimulation[] = {kInitialized, kRegistered};
+const absl::string_view kRestricted[] = {kHostname};
+const absl::string_view kSimulation[] = {kInitialized, kRegistered};
 
 struct Alias {
   absl::string_view from;
   absl::string_view to;
 };
-constexpr Alias kAliases[] = {
+const Alias kAliases[] = {
     {kZoneBeta, kZone},
     {kRegionBeta, kRegion},
     {kArchBeta, kArch},
