@@ -18,6 +18,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/resources.h"
 #include "nodeplan/workload.h"
@@ -298,12 +299,12 @@ absl::flat_hash_map<std::string, std::pair<PictureGroup*, size_t>> ExistingBins(
     PictureBin bin;
     bin.name = meta.name();
     bin.kind = kind;
-    bin.instance_type = Label(meta, "node.kubernetes.io/instance-type");
-    bin.zone = Label(meta, "topology.kubernetes.io/zone");
-    bin.capacity_type = Label(meta, "karpenter.sh/capacity-type");
+    bin.instance_type = Label(meta, labels::kInstanceType);
+    bin.zone = Label(meta, labels::kZone);
+    bin.capacity_type = Label(meta, labels::kCapacityType);
     bin.cpu_milli = Quantity(alloc, "cpu", true);
     bin.memory = Quantity(alloc, "memory", false);
-    PictureGroup& g = groups.Get(Label(meta, "karpenter.sh/nodepool"));
+    PictureGroup& g = groups.Get(Label(meta, labels::kNodePool));
     g.bins.push_back(std::move(bin));
     bins.try_emplace(meta.name(), &g, g.bins.size() - 1);
   };
@@ -319,7 +320,10 @@ absl::flat_hash_map<std::string, std::pair<PictureGroup*, size_t>> ExistingBins(
   for (const v1::NodeClaim& nc : request.node_claims()) {
     if (bins.contains(nc.status().node_name())) {
       // One bin per machine: a NodeClaim's placements land on its Node.
-      bins.try_emplace(nc.metadata().name(), bins[nc.status().node_name()]);
+      // Copied first: try_emplace may rehash and move the Node's entry.
+      const std::pair<PictureGroup*, size_t> node_bin =
+          bins.at(nc.status().node_name());
+      bins.try_emplace(nc.metadata().name(), node_bin);
       continue;
     }
     add(nc.metadata(), "in-flight NodeClaim", nc.status().allocatable());
