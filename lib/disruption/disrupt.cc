@@ -10,6 +10,7 @@
 #include "canonical/canonical_order.h"
 #include "disruption/clock.h"
 #include "disruption/cluster_view.h"
+#include "disruption/compiled_simulator.h"
 #include "disruption/conditions.h"
 #include "disruption/drain.h"
 #include "disruption/engine.h"
@@ -126,7 +127,7 @@ struct Pass {
 
   std::unique_ptr<ClusterView> view;
   ConditionsResult conditions;
-  disruption::RequestSimulator simulator;
+  disruption::CompiledSimulator simulator;
   EventLog events;
   Engine engine;
 
@@ -227,7 +228,7 @@ absl::StatusOr<v1::ValidateCommandResponse> RunValidate(
   absl::StatusOr<std::unique_ptr<Pass>> pass = Pass::Start(request.request());
   if (!pass.ok()) return pass.status();
   ClusterView& view = *(*pass)->view;
-  disruption::RequestSimulator& simulator = (*pass)->simulator;
+  disruption::Simulator& simulator = (*pass)->simulator;
   Engine& engine = (*pass)->engine;
   // The command's candidates, by node name, among the method's candidates
   // now.

@@ -165,33 +165,45 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
     if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
   }
-  for (const v1::Deployment& d : req.deployments()) {
-    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    const std::string ns = d.metadata().namespace_().empty()
-                               ? "default"
-                               : d.metadata().namespace_();
-    for (int i = 0; i < replicas; ++i) {
-      origin[absl::StrCat(ns, "/", d.metadata().name(), "-", i)] =
-          Origin::kPending;
-    }
-  }
+  AddDeploymentOrigins(req.deployments(), &origin);
   // Always gated (an empty gate restricts nothing): the request's objects
   // were validated once by Disrupt.
   absl::StatusOr<v1::ScheduleResponse> resp =
       scheduling::ScheduleGated(*snapshot_, req, gate);
   if (!resp.ok()) return resp.status();
+  return ToSimulationResult(view_, *resp, origin);
+}
 
+void AddDeploymentOrigins(
+    const google::protobuf::RepeatedPtrField<v1::Deployment>& deployments,
+    absl::flat_hash_map<std::string, Origin>* origin) {
+  for (const v1::Deployment& d : deployments) {
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    const std::string ns = d.metadata().namespace_().empty()
+                               ? "default"
+                               : d.metadata().namespace_();
+    for (int i = 0; i < replicas; ++i) {
+      (*origin)[absl::StrCat(ns, "/", d.metadata().name(), "-", i)] =
+          Origin::kPending;
+    }
+  }
+}
+
+absl::StatusOr<SimulationResult> ToSimulationResult(
+    ClusterView& view, const v1::ScheduleResponse& resp,
+    const absl::flat_hash_map<std::string, Origin>& origin) {
+  const std::vector<NodeView>& nodes = view.nodes();
   auto origin_of = [&](const std::string& key) {
     auto it = origin.find(key);
     return it == origin.end() ? Origin::kPending : it->second;
   };
   std::vector<std::pair<std::string, std::string>> errors;
-  for (const v1::UnschedulablePod& u : resp->unschedulable()) {
+  for (const v1::UnschedulablePod& u : resp.unschedulable()) {
     if (origin_of(u.pod()) == Origin::kPending) continue;
     errors.emplace_back(u.pod(), u.reason());
   }
   SimulationResult out;
-  for (const v1::ExistingNodePlacement& e : resp->existing_nodes()) {
+  for (const v1::ExistingNodePlacement& e : resp.existing_nodes()) {
     v1::ExistingNodePlacement moved;
     moved.set_name(e.name());
     moved.set_kind(e.kind());
@@ -199,7 +211,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
       if (origin_of(pod) != Origin::kPending) moved.add_pods(pod);
     }
     if (moved.pods_size() > 0) out.existing.push_back(std::move(moved));
-    const int i = view_.NodeIndex(e.name());
+    const int i = view.NodeIndex(e.name());
     const bool initialized =
         i >= 0 && nodes[i].node != nullptr && nodes[i].initialized;
     if (initialized) continue;
@@ -221,19 +233,19 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
   }
   out.all_non_pending_scheduled = errors.empty();
   out.errors = SchedulingErrors(errors);
-  for (const v1::NewNodeClaim& c : resp->new_node_claims()) {
+  for (const v1::NewNodeClaim& c : resp.new_node_claims()) {
     SimulatedNodeClaim s;
     s.claim = c;
-    s.pool = view_.PoolIndex(c.node_pool());
+    s.pool = view.PoolIndex(c.node_pool());
     if (s.pool >= 0) {
-      const CompiledCatalog& cat = *view_.pools()[s.pool].catalog;
+      const CompiledCatalog& cat = *view.pools()[s.pool].catalog;
       for (const std::string& name : c.instance_types()) {
         const int t = cat.Find(name);
         if (t >= 0) s.options.push_back(t);
       }
     }
     absl::StatusOr<Requirements> reqs = RequirementsFromNodeSelector(
-        c.node_claim().spec().requirements(), view_.interner(), true,
+        c.node_claim().spec().requirements(), view.interner(), true,
         "replacement.spec.requirements");
     if (!reqs.ok()) return reqs.status();
     s.requirements = *std::move(reqs);

@@ -25,7 +25,6 @@ class RequestSimulator : public Simulator {
                                             bool consolidation) override;
 
  private:
-  enum class Origin { kBound, kPending, kCandidate, kDeleting };
   ClusterView& view_;
   const ConditionsResult& conditions_;
   // What every simulation shares: the NodePools, NodeClasses, catalog and
@@ -38,6 +37,22 @@ class RequestSimulator : public Simulator {
   // Node (or cleared), as the scheduler pairs them.
   std::vector<v1::NodeClaim> claims_;
 };
+
+// Where a pod of a simulation comes from.
+enum class Origin { kBound, kPending, kCandidate, kDeleting };
+
+// A simulation's result from the scheduler's response to it: `origin` holds
+// the pending pods and the pods moved from candidates or deleting nodes
+// (absent: pending).
+absl::StatusOr<SimulationResult> ToSimulationResult(
+    ClusterView& view, const v1::ScheduleResponse& resp,
+    const absl::flat_hash_map<std::string, Origin>& origin);
+
+// The origin entries for the Deployments' replicas (pending pods named
+// <name>-<i>) of `deployments`.
+void AddDeploymentOrigins(
+    const google::protobuf::RepeatedPtrField<v1::Deployment>& deployments,
+    absl::flat_hash_map<std::string, Origin>* origin);
 
 // Karpenter's IsCurrentlyReschedulable: reschedulable, disruptable and not
 // held by a fully blocking PDB.

@@ -1,9 +1,8 @@
 #include "scheduling/daemonset_pod.h"
 
 namespace nodeplan::scheduling {
-namespace {
 
-bool Controls(const v1::DaemonSet& ds, const v1::Pod& pod) {
+bool ControlledBy(const v1::DaemonSet& ds, const v1::Pod& pod) {
   if (pod.metadata().namespace_() != ds.metadata().namespace_()) return false;
   for (const v1::OwnerReference& ref : pod.metadata().owner_references()) {
     if (!ref.controller()) continue;
@@ -14,14 +13,12 @@ bool Controls(const v1::DaemonSet& ds, const v1::Pod& pod) {
   return false;
 }
 
-}  // namespace
-
 const v1::Pod* NewestDaemonSetPod(
     const v1::DaemonSet& ds,
     const google::protobuf::RepeatedPtrField<v1::Pod>& pods) {
   const v1::Pod* newest = nullptr;
   for (const v1::Pod& pod : pods) {
-    if (!Controls(ds, pod)) continue;
+    if (!ControlledBy(ds, pod)) continue;
     if (newest == nullptr || pod.metadata().creation_timestamp() >
                                  newest->metadata().creation_timestamp()) {
       newest = &pod;

@@ -21,6 +21,9 @@
 
 namespace nodeplan::scheduling {
 
+// Whether `ds` controls `pod` (the rule above).
+bool ControlledBy(const v1::DaemonSet& ds, const v1::Pod& pod);
+
 // The newest pod of `pods` that `ds` controls, or nullptr.
 const v1::Pod* NewestDaemonSetPod(
     const v1::DaemonSet& ds,

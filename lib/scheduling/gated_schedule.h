@@ -16,6 +16,10 @@ absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
     const Snapshot& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate);
 
+// The compiled model behind a Snapshot::Compile snapshot (nullptr for any
+// other Snapshot).
+const Compiled* CompiledOf(const Snapshot& snapshot);
+
 }  // namespace nodeplan::scheduling
 
 #endif  // NODEPLAN_LIB_SCHEDULING_GATED_SCHEDULE_H_

@@ -20,23 +20,40 @@ inline constexpr Id kNoId = 0xffffffffu;
 
 class Interner {
  public:
+  Interner() = default;
+  // An overlay over `parent`, which must outlive it and not change while it
+  // exists: ids of the parent's strings stay valid, new strings get ids after
+  // the parent's. A scheduling round interns pod and node strings into an
+  // overlay, so the compiled snapshot (and a compiled cluster) it reads stays
+  // immutable and can be shared by concurrent rounds. Overlays stack.
+  explicit Interner(const Interner* parent)
+      : parent_(parent), base_(parent == nullptr ? 0 : parent->size()) {}
+
   Id Intern(absl::string_view s) {
+    if (parent_ != nullptr)
+      if (Id id = parent_->Find(s); id != kNoId) return id;
     auto it = ids_.find(s);
     if (it != ids_.end()) return it->second;
-    Id id = static_cast<Id>(strs_.size());
+    Id id = static_cast<Id>(base_ + strs_.size());
     strs_.emplace_back(s);
     ints_.push_back(ParseInt(s));
     ids_.emplace(std::string(s), id);
     return id;
   }
   Id Find(absl::string_view s) const {
+    if (parent_ != nullptr)
+      if (Id id = parent_->Find(s); id != kNoId) return id;
     auto it = ids_.find(s);
     return it == ids_.end() ? kNoId : it->second;
   }
-  const std::string& Str(Id id) const { return strs_[id]; }
+  const std::string& Str(Id id) const {
+    return id < base_ ? parent_->Str(id) : strs_[id - base_];
+  }
   // The value as a decimal integer (Go's strconv.Atoi), if it is one.
-  const std::optional<int64_t>& Int(Id id) const { return ints_[id]; }
-  size_t size() const { return strs_.size(); }
+  const std::optional<int64_t>& Int(Id id) const {
+    return id < base_ ? parent_->Int(id) : ints_[id - base_];
+  }
+  size_t size() const { return base_ + strs_.size(); }
 
  private:
   static std::optional<int64_t> ParseInt(absl::string_view s) {
@@ -59,6 +76,8 @@ class Interner {
     return static_cast<int64_t>(v);
   }
 
+  const Interner* parent_ = nullptr;
+  size_t base_ = 0;
   absl::flat_hash_map<std::string, Id> ids_;
   std::vector<std::string> strs_;
   std::vector<std::optional<int64_t>> ints_;

@@ -19,6 +19,7 @@ namespace nodeplan::scheduling {
 
 struct Toleration {
   std::string key, op, value, effect;
+  bool operator==(const Toleration&) const = default;
 };
 
 // True when `tols` tolerate every taint (all effects count, including
@@ -32,6 +33,7 @@ struct HostPort {
   std::string ip;  // "0.0.0.0" when unspecified
   int32_t port = 0;
   std::string protocol;
+  bool operator==(const HostPort&) const = default;
 };
 bool PortsConflict(const std::vector<HostPort>& a,
                    const std::vector<HostPort>& b);

@@ -32,6 +32,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -51,6 +52,7 @@ struct DaemonPod {
   Reqs node_selector;
   std::vector<Reqs> terms;
   std::vector<HostPort> ports;
+  bool operator==(const DaemonPod&) const = default;
 };
 
 struct DaemonGroup {
@@ -75,17 +77,66 @@ struct PoolState {
   ResVec max_capacity;
 };
 
-struct Existing {
+// An existing node or in-flight NodeClaim as compiled from the request:
+// what no placement changes, and its capacity before the round's pods.
+struct ExistingNode {
   std::string name;
   bool is_claim = false;
   bool initialized = false;
   Reqs reqs;
   std::vector<v1::Taint> taints;
+  Id hostname = kNoId;
+  // Allocatable less its bound pods and DaemonSet overhead; bound host ports.
+  ResVec remaining;
+  std::vector<HostPort> ports;
+  // Where it came from: an index into the request's nodes (-1 for an
+  // in-flight NodeClaim) and nodeClaims (-1 for a Node without one).
+  int request_node = -1;
+  int request_claim = -1;
+  // What it takes from its NodePool's limits (pool -1: nothing).
+  int limit_pool = -1;
+  ResVec limit_use;
+};
+
+// An existing node during one round: its capacity as the round's pods fill
+// it.
+struct Existing {
+  const ExistingNode* node = nullptr;
   ResVec remaining;
   std::vector<HostPort> ports;
   std::vector<int> pods;
-  Id hostname = kNoId;
 };
+
+// Per request node, what topology counting reads: its labels as
+// requirements and its taints (compiled once per round, not per group).
+struct TopologyNode {
+  Reqs labels;
+  std::vector<v1::Taint> taints;
+};
+
+// A pod of a simulation on a compiled cluster (cluster_model.h): pending as
+// given, or ("moved") a bound pod of a removed or deleting node that is
+// placed again, read as pending (its nodeName, phase and deletionTimestamp
+// are ignored).
+struct SimPod {
+  const v1::Pod* pod = nullptr;
+  bool moved = false;
+  // Its class signature (ClassSignature) when the caller keeps one.
+  const std::string* signature = nullptr;
+};
+
+// One simulation: which of the cluster's nodes are taken away and which pods
+// are to be placed, in request order.
+struct Simulation {
+  std::vector<int> removed_nodes;   // indices into the state's nodes
+  std::vector<int> removed_claims;  // indices into the state's nodeClaims
+  std::vector<SimPod> pods;
+};
+
+// The class signature of a pod: everything scheduling reads of it minus its
+// identity (namespace, sorted labels, the spec without priority and, for a
+// moved pod, without nodeName).
+std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved);
 
 struct Claim {
   int pool = 0;
@@ -183,13 +234,35 @@ class Round {
       : c_(c),
         req_(req),
         opt_(opt),
-        in_(c.in),
+        in_(&c.in),
         wk_(c.wk),
         dims_(c.dims),
         k_(c.keys),
         n_(c.types.size()) {}
+  // A simulation on `base` (which ran SetupCluster and must outlive this
+  // round, unchanged): `sim` and the round share nothing mutable with it.
+  Round(const Round& base, const Simulation& sim, Options opt)
+      : c_(base.c_),
+        req_(base.req_),
+        opt_(opt),
+        in_(&base.in_),
+        wk_(base.wk_),
+        dims_(base.dims_),
+        k_(base.k_),
+        n_(base.n_),
+        base_(&base),
+        sim_(&sim) {}
 
   absl::Status Setup();
+  // The cluster half of Setup for a compiled cluster: the request's bound
+  // pods, DaemonSets, existing capacity, NodePool state and the domain
+  // universe. Its pending pods (if any) are ignored.
+  absl::Status SetupCluster();
+  // Setup of a simulation round. An Unavailable status means the
+  // simulation cannot reuse the compiled cluster (a DaemonSet's newest pod
+  // changed with the removed nodes, and with it the DaemonSet's pod): run it
+  // as a whole request instead.
+  absl::Status SetupSimulation();
   void Run();
   void Render(v1::ScheduleResponse* out);
   // Frees what only placement needs (per-view dead ends, caches), so the
@@ -199,14 +272,41 @@ class Round {
  private:
   // Setup helpers.
   absl::Status CompilePods();
+  // Adds one pod of `all` (the round's pods in request order) at index `i`.
+  absl::Status CompilePod(const v1::Pod& p, int i, bool moved,
+                          const std::string* signature);
+  void ExpandDeployments(std::vector<const v1::Pod*>* all);
+  absl::Status CompileSimulationDaemons();
   absl::Status CompileClass(const v1::Pod& pod, PodClass& cls,
                             const std::string& path);
   absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls);
   absl::Status CompileDaemons();
+  absl::StatusOr<DaemonPod> CompileDaemon(const v1::DaemonSet& ds,
+                                          const v1::Pod* newest);
+  void SetupCommon();
+  void FinishSetup();
   absl::Status CompileExisting();
   void CompilePoolStates();
   void BuildDomainUniverse();
   void BuildInverseFromBound();
+  // The cluster half shared by Setup and SetupCluster.
+  absl::Status SetupClusterState();
+  // The pods bound to the round's nodes (a simulation's: the compiled
+  // cluster's, less those of removed nodes), in request order.
+  template <typename F>
+  void ForEachBound(F&& f) const {
+    const Round& owner = base_ != nullptr ? *base_ : *this;
+    for (const BoundPod& b : owner.bound_) {
+      if (b.node >= 0 && !node_removed_.empty() && node_removed_[b.node])
+        continue;
+      f(b);
+    }
+  }
+  const std::vector<TopologyNode>& TopologyNodes();
+  // The domain of request node `node` for topology key `key`: its label's
+  // value, or for hostname groups without the label the node's name
+  // (kNoId: none).
+  Id NodeDomain(int node, Id key, bool hostname);
 
   // Views and relaxation.
   // The spread groups a class owns at relaxation state `s` (tolerations
@@ -285,8 +385,25 @@ class Round {
   absl::flat_hash_map<std::string, int> class_index_;
   std::vector<BoundPod> bound_;
   int ignored_ = 0;
+  // Per request node, the pods bound to it (what a removal takes from the
+  // ignored count), and those bound to no known node.
+  std::vector<int> pods_on_node_;
+  // A simulation's compiled cluster and input (null otherwise), and per
+  // request node whether the simulation removed it.
+  const Round* base_ = nullptr;
+  const Simulation* sim_ = nullptr;
+  std::vector<char> node_removed_;
+  std::vector<TopologyNode> topology_nodes_;
+  bool topology_nodes_built_ = false;
+  // SetupCluster: this round is a compiled cluster, never run.
+  bool cluster_base_ = false;
 
   std::vector<DaemonPod> daemons_;
+  // Per DaemonSet, the pods it controls in request order with their request
+  // node (-1: not on a known node), and the one whose spec daemons_ holds.
+  std::vector<std::vector<std::pair<const v1::Pod*, int>>> daemon_pods_;
+  std::vector<const v1::Pod*> daemon_newest_;
+  std::vector<ExistingNode> existing_nodes_;  // a simulation reads the base's
   std::vector<Existing> existing_;
   std::vector<PoolState> pools_;
   bool any_pns_taint_ = false;

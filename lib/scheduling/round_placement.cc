@@ -109,16 +109,17 @@ const std::vector<int>& Round::SharedSlots(const PodClass& cls, const View& v) {
 
 bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
                            Reqs* merged) {
-  if (!Tolerates(e.taints, v.tols, nullptr)) return false;
+  const ExistingNode& n = *e.node;
+  if (!Tolerates(n.taints, v.tols, nullptr)) return false;
   if (!cls.ports.empty() && PortsConflict(e.ports, cls.ports)) return false;
   if (!Fits(cls.requests, e.remaining)) return false;
-  if (!Compatible(e.reqs, v.reqs, nullptr, in_, nullptr)) return false;
-  *merged = e.reqs;
+  if (!Compatible(n.reqs, v.reqs, nullptr, in_, nullptr)) return false;
+  *merged = n.reqs;
   merged->AddAll(v.reqs, in_);
   if (!cls.volume_alts.empty()) {
     bool any = false;
     for (const Reqs& alt : cls.volume_alts)
-      if (Compatible(e.reqs, alt, nullptr, in_, nullptr)) {
+      if (Compatible(n.reqs, alt, nullptr, in_, nullptr)) {
         any = true;
         break;
       }
@@ -126,7 +127,7 @@ bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
   }
   Reqs topo;
   std::string err;
-  if (!AddTopology(cls, v, e.taints, *merged, nullptr, &topo, &err))
+  if (!AddTopology(cls, v, n.taints, *merged, nullptr, &topo, &err))
     return false;
   if (!Compatible(*merged, topo, nullptr, in_, nullptr)) return false;
   merged->AddAll(topo, in_);
@@ -571,12 +572,12 @@ Fail Round::Add(int pod, int level, std::string* err) {
                      opt_.gate->pods.contains(pending_[pod].key);
   for (size_t e = 0; e < existing_.size(); ++e) {
     Existing& ex = existing_[e];
-    if (gated && opt_.gate->nodes.contains(ex.name)) continue;
+    if (gated && opt_.gate->nodes.contains(ex.node->name)) continue;
     if (!CanAddExisting(ex, cls, *v, &merged)) continue;
     ex.pods.push_back(pod);
     for (int d = 0; d < kMaxDims; ++d) ex.remaining[d] -= cls.requests[d];
     ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());
-    Record(cls, *v, ex.taints, merged, nullptr);
+    Record(cls, *v, ex.node->taints, merged, nullptr);
     placed_existing_[pod] = static_cast<int>(e);
     return Fail::kNone;
   }

@@ -419,8 +419,8 @@ void Round::Render(v1::ScheduleResponse* out) {
   for (const Existing& e : existing_) {
     if (e.pods.empty()) continue;
     auto* x = resp.add_existing_nodes();
-    x->set_name(e.name);
-    x->set_kind(e.is_claim ? "NodeClaim" : "Node");
+    x->set_name(e.node->name);
+    x->set_kind(e.node->is_claim ? "NodeClaim" : "Node");
     for (int p : e.pods) x->add_pods(pending_[p].key);
   }
   if (option_table_)

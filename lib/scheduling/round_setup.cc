@@ -35,7 +35,32 @@ bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
 // ---------------------------------------------------------------------------
 // Setup
 
-absl::Status Round::Setup() {
+std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved) {
+  // Namespace, labels (sorted) and the spec without its priority (and, for
+  // a moved pod, its nodeName). The spec is copied only when a field must
+  // be cleared.
+  std::string sig;
+  absl::StrAppend(&sig, ns.size(), ":", ns, "|");
+  std::vector<std::pair<absl::string_view, absl::string_view>> labels(
+      p.metadata().labels().begin(), p.metadata().labels().end());
+  std::sort(labels.begin(), labels.end());
+  for (const auto& [k, v] : labels)
+    absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
+  sig.push_back('|');
+  if (moved || p.spec().has_priority() ||
+      !p.spec().priority_class_name().empty()) {
+    v1::PodSpec spec = p.spec();
+    spec.clear_priority();
+    spec.clear_priority_class_name();
+    spec.clear_node_name();
+    sig += DeterministicBytes(spec);
+  } else {
+    sig += DeterministicBytes(p.spec());
+  }
+  return sig;
+}
+
+void Round::SetupCommon() {
   trial_host_ = in_.Intern("hostname-placeholder-trial");
   nodes_dim_ = dims_.Find("nodes");
   for (int d = 0; d < dims_.size(); ++d)
@@ -54,26 +79,146 @@ absl::Status Round::Setup() {
         auto& r = reservations_[o.reservation];
         r.capacity = std::min(r.capacity, o.reservation_capacity);
       }
+}
+
+absl::Status Round::Setup() {
+  SetupCommon();
   if (auto s = CompilePods(); !s.ok()) return s;
+  if (auto s = SetupClusterState(); !s.ok()) return s;
+  FinishSetup();
+  return absl::OkStatus();
+}
+
+absl::Status Round::SetupClusterState() {
   if (auto s = CompileDaemons(); !s.ok()) return s;
   if (auto s = CompileExisting(); !s.ok()) return s;
   CompilePoolStates();
   BuildDomainUniverse();
+  return absl::OkStatus();
+}
+
+void Round::FinishSetup() {
   BuildInverseFromBound();
   // Every class's unrelaxed topology groups exist before the first placement,
   // as Karpenter builds them all in NewTopology.
   for (size_t i = 0; i < classes_.size(); ++i)
     if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
+}
+
+absl::Status Round::SetupCluster() {
+  cluster_base_ = true;
+  SetupCommon();
+  if (auto s = CompilePods(); !s.ok()) return s;
+  if (auto s = SetupClusterState(); !s.ok()) return s;
+  // What simulations read but cannot build in a shared base.
+  TopologyNodes();
+  pods_on_node_.assign(req_.nodes_size() + 1, 0);
+  absl::flat_hash_map<absl::string_view, int> node_index;
+  for (int i = 0; i < req_.nodes_size(); ++i)
+    node_index[req_.nodes(i).metadata().name()] = i;
+  for (const auto& p : req_.pods()) {
+    if (p.spec().node_name().empty()) continue;
+    auto it = node_index.find(p.spec().node_name());
+    ++pods_on_node_[it == node_index.end() ? req_.nodes_size() : it->second];
+  }
+  for (const auto& ds : req_.daemon_sets()) {
+    auto& list = daemon_pods_.emplace_back();
+    for (const auto& p : req_.pods()) {
+      if (!ControlledBy(ds, p)) continue;
+      auto it = node_index.find(p.spec().node_name());
+      list.emplace_back(&p, it == node_index.end() ? -1 : it->second);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Round::SetupSimulation() {
+  const Round& b = *base_;
+  SetupCommon();
+  node_removed_.assign(req_.nodes_size(), 0);
+  for (int i : sim_->removed_nodes) node_removed_[i] = 1;
+  std::vector<char> claim_removed(req_.node_claims_size(), 0);
+  for (int i : sim_->removed_claims) claim_removed[i] = 1;
+  ignored_ = 0;
+  for (size_t i = 0; i < b.pods_on_node_.size(); ++i)
+    if (i >= node_removed_.size() || !node_removed_[i])
+      ignored_ += b.pods_on_node_[i];
+  if (auto s = CompilePods(); !s.ok()) return s;
+  if (auto s = CompileSimulationDaemons(); !s.ok()) return s;
+  pools_ = b.pools_;
+  existing_.reserve(b.existing_nodes_.size());
+  for (const ExistingNode& e : b.existing_nodes_) {
+    const bool removed =
+        (e.request_node >= 0 && node_removed_[e.request_node]) ||
+        (e.request_claim >= 0 && claim_removed[e.request_claim]);
+    if (!removed) {
+      existing_.push_back({&e, e.remaining, e.ports, {}});
+      continue;
+    }
+    if (e.limit_pool < 0) continue;
+    for (int x = 0; x < kMaxDims; ++x)
+      if (c_.pools[e.limit_pool].limit_mask & (1u << x))
+        pools_[e.limit_pool].remaining[x] += e.limit_use[x];
+  }
+  FinishSetup();
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompileSimulationDaemons() {
+  // The DaemonSets' pods are the compiled cluster's unless a removed node
+  // held a DaemonSet's newest pod (or a simulation pod is newer) and the
+  // pod that takes its place compiles differently.
+  const Round& b = *base_;
+  daemons_ = b.daemons_;
+  for (int d = 0; d < req_.daemon_sets_size(); ++d) {
+    const v1::DaemonSet& ds = req_.daemon_sets(d);
+    const v1::Pod* newest = nullptr;
+    for (const auto& [pod, node] : b.daemon_pods_[d]) {
+      if (node >= 0 && node_removed_[node]) continue;
+      if (newest == nullptr || pod->metadata().creation_timestamp() >
+                                   newest->metadata().creation_timestamp())
+        newest = pod;
+    }
+    for (const SimPod& sp : sim_->pods) {
+      if (!ControlledBy(ds, *sp.pod)) continue;
+      const std::string& t = sp.pod->metadata().creation_timestamp();
+      if (newest != nullptr && t == newest->metadata().creation_timestamp())
+        return absl::UnavailableError("a DaemonSet pod tie in request order");
+      if (newest == nullptr || t > newest->metadata().creation_timestamp())
+        newest = sp.pod;
+    }
+    if (newest == b.daemon_newest_[d]) continue;
+    absl::StatusOr<DaemonPod> dp = CompileDaemon(ds, newest);
+    if (!dp.ok()) return dp.status();
+    if (!(*dp == daemons_[d]))
+      return absl::UnavailableError("a DaemonSet's newest pod changed");
+  }
   return absl::OkStatus();
 }
 
 const KnownNamespaces& Round::Namespaces() {
   if (!namespaces_) {
     std::vector<std::string> of_pods;
-    for (const auto& p : req_.pods())
+    auto add = [&](const v1::Pod& p) {
       of_pods.push_back(p.metadata().namespace_().empty()
                             ? "default"
                             : p.metadata().namespace_());
+    };
+    if (sim_ != nullptr) {
+      // The cluster's pods that are still bound, then the simulation's.
+      absl::flat_hash_map<absl::string_view, int> node_index;
+      for (int i = 0; i < req_.nodes_size(); ++i)
+        node_index[req_.nodes(i).metadata().name()] = i;
+      for (const auto& p : req_.pods()) {
+        if (p.spec().node_name().empty()) continue;
+        auto it = node_index.find(p.spec().node_name());
+        if (it != node_index.end() && node_removed_[it->second]) continue;
+        add(p);
+      }
+      for (const SimPod& sp : sim_->pods) add(*sp.pod);
+    } else {
+      for (const auto& p : req_.pods()) add(p);
+    }
     for (const auto& p : expanded_)
       of_pods.push_back(p.metadata().namespace_());
     namespaces_.emplace(req_.namespaces(), of_pods, in_);
@@ -81,7 +226,7 @@ const KnownNamespaces& Round::Namespaces() {
   return *namespaces_;
 }
 
-absl::Status Round::CompilePods() {
+void Round::ExpandDeployments(std::vector<const v1::Pod*>* all) {
   // Deployments expand into replicas pending pods named <name>-<i>.
   for (const auto& d : req_.deployments()) {
     int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
@@ -98,61 +243,70 @@ absl::Status Round::CompilePods() {
       expanded_.push_back(std::move(p));
     }
   }
+  for (const auto& p : expanded_) all->push_back(&p);
+}
+
+absl::Status Round::CompilePods() {
   std::vector<const v1::Pod*> all;
-  for (const auto& p : req_.pods()) all.push_back(&p);
-  for (const auto& p : expanded_) all.push_back(&p);
-  std::string sig;
-  std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const v1::Pod& p = *all[i];
-    std::string ns = p.metadata().namespace_().empty()
-                         ? "default"
-                         : p.metadata().namespace_();
-    if (!p.spec().node_name().empty()) {
-      if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
-        bound_.push_back({&p, in_.Intern(ns),
-                          CompileLabels(p.metadata().labels(), in_), -1});
-      ++ignored_;
-      continue;
+  std::vector<char> moved;
+  std::vector<const std::string*> sigs;
+  if (sim_ != nullptr) {
+    for (const SimPod& sp : sim_->pods) {
+      all.push_back(sp.pod);
+      moved.push_back(sp.moved);
+      sigs.push_back(sp.signature);
     }
-    if (IsTerminal(p) || !p.metadata().deletion_timestamp().empty() ||
-        OwnedBy(p, "DaemonSet") || OwnedBy(p, "Node")) {
-      ++ignored_;
-      continue;
-    }
-    // The class signature: everything scheduling reads, minus identity:
-    // namespace, labels (sorted) and the spec without its priority. The
-    // spec is copied only when it has a priority to clear.
-    sig.clear();
-    absl::StrAppend(&sig, ns.size(), ":", ns, "|");
-    label_scratch.assign(p.metadata().labels().begin(),
-                         p.metadata().labels().end());
-    std::sort(label_scratch.begin(), label_scratch.end());
-    for (const auto& [k, v] : label_scratch)
-      absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
-    sig.push_back('|');
-    if (p.spec().has_priority() || !p.spec().priority_class_name().empty()) {
-      v1::PodSpec spec = p.spec();
-      spec.clear_priority();
-      spec.clear_priority_class_name();
-      sig += DeterministicBytes(spec);
-    } else {
-      sig += DeterministicBytes(p.spec());
-    }
-    auto [it, inserted] =
-        class_index_.emplace(sig, static_cast<int>(classes_.size()));
-    if (inserted) {
-      classes_.emplace_back();
-      PodClass& cls = classes_.back().cls;
-      cls.ns = ns;
-      cls.example = &p;
-      std::string path =
-          absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
-      if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
-    }
-    pending_.push_back({&p, absl::StrCat(ns, "/", p.metadata().name()),
-                        it->second, static_cast<int>(i)});
+  } else {
+    for (const auto& p : req_.pods()) all.push_back(&p);
   }
+  // A compiled cluster's pending pods and Deployments belong to its
+  // simulations, not to it.
+  if (!cluster_base_) ExpandDeployments(&all);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool m = i < moved.size() && moved[i];
+    if (auto s = CompilePod(*all[i], static_cast<int>(i), m,
+                            i < sigs.size() ? sigs[i] : nullptr);
+        !s.ok())
+      return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
+                               const std::string* signature) {
+  std::string ns =
+      p.metadata().namespace_().empty() ? "default" : p.metadata().namespace_();
+  if (!moved && !p.spec().node_name().empty()) {
+    if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
+      bound_.push_back(
+          {&p, in_.Intern(ns), CompileLabels(p.metadata().labels(), in_), -1});
+    ++ignored_;
+    return absl::OkStatus();
+  }
+  if (cluster_base_) return absl::OkStatus();
+  if ((!moved &&
+       (IsTerminal(p) || !p.metadata().deletion_timestamp().empty())) ||
+      OwnedBy(p, "DaemonSet") || OwnedBy(p, "Node")) {
+    ++ignored_;
+    return absl::OkStatus();
+  }
+  std::string own_sig;
+  if (signature == nullptr) {
+    own_sig = ClassSignature(p, ns, moved);
+    signature = &own_sig;
+  }
+  auto [it, inserted] =
+      class_index_.emplace(*signature, static_cast<int>(classes_.size()));
+  if (inserted) {
+    classes_.emplace_back();
+    PodClass& cls = classes_.back().cls;
+    cls.ns = ns;
+    cls.example = &p;
+    std::string path = absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
+    if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
+  }
+  pending_.push_back(
+      {&p, absl::StrCat(ns, "/", p.metadata().name()), it->second, i});
   return absl::OkStatus();
 }
 
@@ -312,38 +466,46 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
+                                               const v1::Pod* newest) {
+  DaemonPod d;
+  d.name = ds.metadata().name();
+  const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
+  auto rq = PodRequests(
+      spec, dims_,
+      newest == nullptr
+          ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
+          : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
+                         newest->metadata().name(), "].spec"));
+  if (!rq.ok()) return rq.status();
+  d.requests = *rq;
+  d.tols = CompileTolerations(spec.tolerations());
+  std::vector<std::pair<std::string, std::string>> sel(
+      spec.node_selector().begin(), spec.node_selector().end());
+  std::sort(sel.begin(), sel.end());
+  for (const auto& [key, value] : sel)
+    d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+  for (const auto& t :
+       spec.affinity()
+           .node_affinity()
+           .required_during_scheduling_ignored_during_execution()
+           .node_selector_terms()) {
+    Reqs r;
+    for (const auto& e : t.match_expressions())
+      r.Add(NodeSelectorReq(in_, e), in_);
+    d.terms.push_back(std::move(r));
+  }
+  d.ports = CompileHostPorts(spec);
+  return d;
+}
+
 absl::Status Round::CompileDaemons() {
   for (const auto& ds : req_.daemon_sets()) {
-    DaemonPod d;
-    d.name = ds.metadata().name();
     const v1::Pod* newest = NewestDaemonSetPod(ds, req_.pods());
-    const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
-    auto rq = PodRequests(
-        spec, dims_,
-        newest == nullptr
-            ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
-            : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
-                           newest->metadata().name(), "].spec"));
-    if (!rq.ok()) return rq.status();
-    d.requests = *rq;
-    d.tols = CompileTolerations(spec.tolerations());
-    std::vector<std::pair<std::string, std::string>> sel(
-        spec.node_selector().begin(), spec.node_selector().end());
-    std::sort(sel.begin(), sel.end());
-    for (const auto& [key, value] : sel)
-      d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
-    for (const auto& t :
-         spec.affinity()
-             .node_affinity()
-             .required_during_scheduling_ignored_during_execution()
-             .node_selector_terms()) {
-      Reqs r;
-      for (const auto& e : t.match_expressions())
-        r.Add(NodeSelectorReq(in_, e), in_);
-      d.terms.push_back(std::move(r));
-    }
-    d.ports = CompileHostPorts(spec);
-    daemons_.push_back(std::move(d));
+    absl::StatusOr<DaemonPod> d = CompileDaemon(ds, newest);
+    if (!d.ok()) return d.status();
+    daemons_.push_back(*std::move(d));
+    daemon_newest_.push_back(newest);
   }
   return absl::OkStatus();
 }
@@ -383,10 +545,12 @@ absl::Status Round::CompileExisting() {
   absl::flat_hash_map<std::string, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
     node_index[req_.nodes(i).metadata().name()] = i;
-  absl::flat_hash_map<std::string, const v1::NodeClaim*> claim_by_node;
-  for (const auto& nc : req_.node_claims())
+  absl::flat_hash_map<std::string, int> claim_by_node;
+  for (int i = 0; i < req_.node_claims_size(); ++i) {
+    const v1::NodeClaim& nc = req_.node_claims(i);
     if (!nc.status().node_name().empty())
-      claim_by_node[nc.status().node_name()] = &nc;
+      claim_by_node[nc.status().node_name()] = i;
+  }
   // Bound pods per node, in input order (one pass, not nodes x pods).
   std::vector<std::vector<int>> bound_on(req_.nodes_size());
   for (size_t j = 0; j < bound_.size(); ++j) {
@@ -438,7 +602,7 @@ absl::Status Round::CompileExisting() {
     if (daemons_tolerate_pns)
       daemon_tols.back().push_back({"", "Exists", "", "PreferNoSchedule"});
   }
-  auto add_daemon_overhead = [&](Existing& e,
+  auto add_daemon_overhead = [&](ExistingNode& e,
                                  const std::vector<std::string>& present) {
     ResVec oh;
     for (size_t di = 0; di < daemons_.size(); ++di) {
@@ -460,15 +624,18 @@ absl::Status Round::CompileExisting() {
     if (node.spec().unschedulable() ||
         !node.metadata().deletion_timestamp().empty())
       continue;
-    Existing e;
+    ExistingNode e;
     e.name = node.metadata().name();
+    e.request_node = i;
     const auto& labels = node.metadata().labels();
     e.initialized = labels.contains(labels::kInitialized) &&
                     labels.at(labels::kInitialized) == "true";
     bool managed = labels.contains(labels::kNodePool);
     const v1::NodeClaim* nc = nullptr;
-    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end())
-      nc = it->second;
+    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end()) {
+      nc = &req_.node_claims(it->second);
+      e.request_claim = it->second;
+    }
     for (const auto& t : node.spec().taints()) {
       if (managed && !e.initialized) {
         if (is_ephemeral(t)) continue;
@@ -532,20 +699,24 @@ absl::Status Round::CompileExisting() {
         for (int x = 0; x < kMaxDims; ++x)
           if (c_.pools[p].limit_mask & (1u << x))
             pools_[p].remaining[x] -= cv[x];
+        e.limit_pool = p;
+        e.limit_use = cv;
       }
     }
-    existing_.push_back(std::move(e));
+    existing_nodes_.push_back(std::move(e));
   }
   // In-flight NodeClaims: launched or launching, no Node yet.
-  for (const auto& nc : req_.node_claims()) {
+  for (int ci = 0; ci < req_.node_claims_size(); ++ci) {
+    const v1::NodeClaim& nc = req_.node_claims(ci);
     if (!nc.status().node_name().empty() &&
         node_index.contains(nc.status().node_name()))
       continue;
     if (!nc.metadata().deletion_timestamp().empty()) continue;
     std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
-    Existing e;
+    ExistingNode e;
     e.name = nc.metadata().name();
     e.is_claim = true;
+    e.request_claim = ci;
     for (const auto& t : nc.spec().taints())
       if (!is_ephemeral(t)) e.taints.push_back(t);
     std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
@@ -584,15 +755,20 @@ absl::Status Round::CompileExisting() {
         for (int x = 0; x < kMaxDims; ++x)
           if (c_.pools[p].limit_mask & (1u << x))
             pools_[p].remaining[x] -= capacity[x];
+        e.limit_pool = p;
+        e.limit_use = capacity;
       }
     }
-    existing_.push_back(std::move(e));
+    existing_nodes_.push_back(std::move(e));
   }
-  std::stable_sort(existing_.begin(), existing_.end(),
-                   [](const Existing& a, const Existing& b) {
+  std::stable_sort(existing_nodes_.begin(), existing_nodes_.end(),
+                   [](const ExistingNode& a, const ExistingNode& b) {
                      if (a.initialized != b.initialized) return a.initialized;
                      return a.name < b.name;
                    });
+  existing_.reserve(existing_nodes_.size());
+  for (const ExistingNode& e : existing_nodes_)
+    existing_.push_back({&e, e.remaining, e.ports, {}});
   return absl::OkStatus();
 }
 
@@ -721,28 +897,28 @@ void Round::BuildDomainUniverse() {
 }
 
 void Round::BuildInverseFromBound() {
-  for (const auto& b : bound_) {
+  ForEachBound([&](const BoundPod& b) {
     const auto& terms =
         b.pod->spec()
             .affinity()
             .pod_anti_affinity()
             .required_during_scheduling_ignored_during_execution();
-    if (terms.empty() || b.node < 0) continue;
+    if (terms.empty() || b.node < 0) return;
     PodClass tmp;
     tmp.ns = b.pod->metadata().namespace_().empty()
                  ? "default"
                  : b.pod->metadata().namespace_();
     tmp.ns_id = b.ns;
     tmp.tolerations = CompileTolerations(b.pod->spec().tolerations());
-    const auto& node_labels = req_.nodes(b.node).metadata().labels();
+    TopologyNodes();  // interns the nodes' label keys
     for (const auto& t : terms) {
       int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t,
                        nullptr, tmp, true);
-      auto it = node_labels.find(t.topology_key());
-      if (it != node_labels.end())
-        groups_[g].RecordDomain(in_.Intern(it->second));
+      const Id key = in_.Find(t.topology_key());
+      if (Id d = NodeDomain(b.node, key, false); d != kNoId)
+        groups_[g].RecordDomain(d);
     }
-  }
+  });
 }
 
 }  // namespace nodeplan::scheduling

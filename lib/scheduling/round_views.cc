@@ -284,7 +284,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
   const bool honor_taints = tsc == nullptr || g.filter.honor_taints;
   const std::vector<Toleration>& creator_tols =
       tsc != nullptr ? g.filter.tolerations : cls.tolerations;
-  if (auto u = universe_.find(g.key); u != universe_.end()) {
+  const auto& universe = base_ != nullptr ? base_->universe_ : universe_;
+  if (auto u = universe.find(g.key); u != universe.end()) {
     for (const auto& [domain, pools] : u->second) {
       bool ok = !honor_taints;
       for (int p : pools) {
@@ -302,45 +303,65 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
   return idx;
 }
 
+const std::vector<TopologyNode>& Round::TopologyNodes() {
+  if (base_ != nullptr) return base_->topology_nodes_;
+  if (!topology_nodes_built_) {
+    topology_nodes_built_ = true;
+    topology_nodes_.resize(req_.nodes_size());
+    for (int i = 0; i < req_.nodes_size(); ++i) {
+      const v1::Node& node = req_.nodes(i);
+      TopologyNode& t = topology_nodes_[i];
+      t.taints.assign(node.spec().taints().begin(), node.spec().taints().end());
+      for (const auto& [k, v] : node.metadata().labels())
+        t.labels.Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
+    }
+  }
+  return topology_nodes_;
+}
+
+namespace {
+
+// The value of label `key` in `labels` (a node's labels as requirements).
+Id LabelValue(const Reqs& labels, Id key) {
+  if (key == kNoId) return kNoId;
+  const Req* r = labels.Get(key);
+  return r == nullptr || r->complement || r->values.size() != 1 ? kNoId
+                                                                : r->values[0];
+}
+
+}  // namespace
+
+Id Round::NodeDomain(int node, Id key, bool hostname) {
+  Id domain = LabelValue(TopologyNodes()[node].labels, key);
+  if (domain == kNoId && hostname)
+    domain = in_.Intern(req_.nodes(node).metadata().name());
+  return domain;
+}
+
 void Round::CountDomains(TopologyGroup& g) {
   if (g.inverse) return;
   const bool hostname = g.key == k_.hostname;
-  std::vector<Reqs> node_reqs(req_.nodes_size());
+  const std::vector<TopologyNode>& nodes = TopologyNodes();
   for (int i = 0; i < req_.nodes_size(); ++i) {
-    const v1::Node& node = req_.nodes(i);
-    std::vector<v1::Taint> taints(node.spec().taints().begin(),
-                                  node.spec().taints().end());
-    for (const auto& [k, v] : node.metadata().labels())
-      node_reqs[i].Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
-    if (!g.filter.Matches(taints, node_reqs[i], nullptr, in_)) continue;
-    auto it = node.metadata().labels().find(in_.Str(g.key));
-    if (it != node.metadata().labels().end())
-      g.Register(in_.Intern(it->second));
-    else if (hostname)
-      g.Register(in_.Intern(node.metadata().name()));
+    if (!node_removed_.empty() && node_removed_[i]) continue;
+    if (!g.filter.Matches(nodes[i].taints, nodes[i].labels, nullptr, in_))
+      continue;
+    if (Id d = NodeDomain(i, g.key, hostname); d != kNoId) g.Register(d);
   }
   for (const auto& e : existing_)
-    if (e.is_claim && hostname) g.Register(e.hostname);
-  for (const auto& b : bound_) {
-    if (b.node < 0) continue;
+    if (e.node->is_claim && hostname) g.Register(e.node->hostname);
+  ForEachBound([&](const BoundPod& b) {
+    if (b.node < 0) return;
     if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))
-      continue;
-    if (!g.selector.Matches(b.labels)) continue;
-    const v1::Node& node = req_.nodes(b.node);
-    auto it = node.metadata().labels().find(in_.Str(g.key));
-    Id domain;
-    if (it != node.metadata().labels().end()) {
-      domain = in_.Intern(it->second);
-    } else if (hostname) {
-      domain = in_.Intern(node.metadata().name());
-    } else {
-      continue;
-    }
-    std::vector<v1::Taint> taints(node.spec().taints().begin(),
-                                  node.spec().taints().end());
-    if (!g.filter.Matches(taints, node_reqs[b.node], nullptr, in_)) continue;
+      return;
+    if (!g.selector.Matches(b.labels)) return;
+    Id domain = NodeDomain(b.node, g.key, hostname);
+    if (domain == kNoId) return;
+    if (!g.filter.Matches(nodes[b.node].taints, nodes[b.node].labels, nullptr,
+                          in_))
+      return;
     g.RecordDomain(domain);
-  }
+  });
 }
 
 }  // namespace nodeplan::scheduling

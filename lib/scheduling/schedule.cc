@@ -74,6 +74,10 @@ class CompiledSnapshot : public Snapshot {
     return optimize::Finish(c_, state, &base_, out);
   }
 
+ public:
+  const scheduling::Compiled& compiled() const { return c_; }
+
+ private:
   scheduling::Compiled c_;
   // What Compile was given: the Optimized packing reschedules whole requests.
   v1::ScheduleRequest base_;
@@ -92,6 +96,11 @@ absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
         "ScheduleGated: the snapshot is not one Snapshot::Compile built");
   }
   return compiled->ScheduleGated(state, gate);
+}
+
+const Compiled* CompiledOf(const Snapshot& snapshot) {
+  const auto* compiled = dynamic_cast<const CompiledSnapshot*>(&snapshot);
+  return compiled == nullptr ? nullptr : &compiled->compiled();
 }
 
 }  // namespace scheduling

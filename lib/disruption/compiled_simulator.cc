@@ -1,0 +1,160 @@
+#include "disruption/compiled_simulator.h"
+
+#include <utility>
+
+#include "disruption/pod_rules.h"
+#include "scheduling/round.h"
+
+namespace nodeplan::disruption {
+namespace {
+
+// Adds `m` to an arena-owned repeated field without copying it (the field
+// never deletes it; the scheduler only reads it).
+template <typename T>
+void Point(const T& m, google::protobuf::RepeatedPtrField<T>* field) {
+  field->UnsafeArenaAddAllocated(const_cast<T*>(&m));
+}
+
+template <typename T>
+void PointAll(const google::protobuf::RepeatedPtrField<T>& from,
+              google::protobuf::RepeatedPtrField<T>* field) {
+  field->Reserve(from.size());
+  for (const T& m : from) Point(m, field);
+}
+
+}  // namespace
+
+CompiledSimulator::CompiledSimulator(ClusterView& view,
+                                     const ConditionsResult& conditions)
+    : view_(view), fallback_(view, conditions) {}
+
+absl::Status CompiledSimulator::Build() {
+  const v1::DisruptRequest& r = view_.request();
+  v1::ScheduleRequest base;
+  *base.mutable_node_pools() = r.node_pools();
+  *base.mutable_node_classes() = r.node_classes();
+  if (r.has_catalog()) *base.mutable_catalog() = r.catalog();
+  base.set_catalog_ref(r.catalog_ref());
+  *base.mutable_node_overlays() = r.node_overlays();
+  *base.mutable_unavailable_offerings() = r.unavailable_offerings();
+  absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
+      Snapshot::Compile(base);
+  if (!snap.ok()) return snap.status();
+  snapshot_ = *std::move(snap);
+
+  state_ = google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena_);
+  v1::ScheduleRequest& s = *state_;
+  v1::ScheduleOptions* o = s.mutable_options();
+  o->set_preference_policy(r.options().preference_policy());
+  o->set_min_values_policy(r.options().min_values_policy());
+  o->set_max_instance_types(r.options().max_instance_types());
+  if (r.options().has_reserved_capacity())
+    o->set_reserved_capacity(r.options().reserved_capacity());
+  o->set_spread_bookkeeping(r.options().spread_bookkeeping());
+  PointAll(r.daemon_sets(), s.mutable_daemon_sets());
+  PointAll(r.persistent_volume_claims(), s.mutable_persistent_volume_claims());
+  PointAll(r.persistent_volumes(), s.mutable_persistent_volumes());
+  PointAll(r.storage_classes(), s.mutable_storage_classes());
+  PointAll(r.deployments(), s.mutable_deployments());
+  PointAll(r.namespaces(), s.mutable_namespaces());
+  const std::vector<NodeView>& nodes = view_.nodes();
+  claims_.resize(nodes.size());
+  state_node_.assign(nodes.size(), -1);
+  state_claim_.assign(nodes.size(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeView& n = nodes[i];
+    if (n.marked_for_deletion) continue;
+    if (n.node != nullptr) {
+      state_node_[i] = s.nodes_size();
+      Point(*n.node, s.mutable_nodes());
+    }
+    if (n.claim != nullptr) {
+      claims_[i] = *n.claim;
+      if (n.node != nullptr) {
+        claims_[i].mutable_status()->set_node_name(n.node->metadata().name());
+      } else {
+        claims_[i].mutable_status()->clear_node_name();
+      }
+      state_claim_[i] = s.node_claims_size();
+      Point(claims_[i], s.mutable_node_claims());
+    }
+  }
+  for (const PodView& pv : view_.pods()) {
+    if (pv.pod->spec().node_name().empty()) continue;
+    if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
+    Point(*pv.pod, s.mutable_pods());
+  }
+  absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
+      scheduling::ClusterModel::Build(snapshot_, s);
+  if (!model.ok()) return model.status();
+  model_ = *std::move(model);
+  signatures_.resize(view_.pods().size());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
+    absl::Span<const int> candidates, bool consolidation) {
+  if (!built_) {
+    built_ = true;
+    build_status_ = Build();
+  }
+  if (!build_status_.ok()) return build_status_;
+  const std::vector<NodeView>& nodes = view_.nodes();
+  std::vector<char> removed(nodes.size(), 0);
+  scheduling::Simulation sim;
+  for (int c : candidates) {
+    removed[c] = 1;
+    if (state_node_[c] >= 0) sim.removed_nodes.push_back(state_node_[c]);
+    if (state_claim_[c] >= 0) sim.removed_claims.push_back(state_claim_[c]);
+  }
+  // As RequestSimulator::Simulate: the consolidateAfter gate, then the pods
+  // in view order (pending provisionable ones, and the currently
+  // reschedulable pods of candidates and deleting nodes, moved).
+  scheduling::DestinationGate gate;
+  if (consolidation) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!removed[i] && !nodes[i].marked_for_deletion &&
+          UnderConsolidateAfter(view_, static_cast<int>(i))) {
+        gate.nodes.insert(nodes[i].name);
+      }
+    }
+  }
+  absl::flat_hash_map<std::string, Origin> origin;
+  for (size_t p = 0; p < view_.pods().size(); ++p) {
+    const PodView& pv = view_.pods()[p];
+    const v1::Pod& pod = *pv.pod;
+    if (pod.spec().node_name().empty()) {
+      if (!IsProvisionable(pod)) continue;
+      sim.pods.push_back({&pod, false, nullptr});
+      origin[pv.key] = Origin::kPending;
+      continue;
+    }
+    if (pv.node < 0) continue;
+    const bool from_candidate = removed[pv.node] != 0;
+    const bool from_deleting = nodes[pv.node].marked_for_deletion;
+    if (!from_candidate && !from_deleting) continue;
+    if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
+    std::string& sig = signatures_[p];
+    if (sig.empty()) {
+      sig = scheduling::ClassSignature(
+          pod,
+          pod.metadata().namespace_().empty() ? "default"
+                                              : pod.metadata().namespace_(),
+          true);
+    }
+    sim.pods.push_back({&pod, true, &sig});
+    origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
+    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
+  }
+  AddDeploymentOrigins(state_->deployments(), &origin);
+  v1::ScheduleResponse resp;
+  absl::Status s = model_->Simulate(sim, &gate, &resp);
+  if (absl::IsUnavailable(s)) {
+    ++fallbacks_;
+    return fallback_.Simulate(candidates, consolidation);
+  }
+  if (!s.ok()) return s;
+  return ToSimulationResult(view_, resp, origin);
+}
+
+}  // namespace nodeplan::disruption

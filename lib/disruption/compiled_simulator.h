@@ -1,0 +1,56 @@
+#ifndef NODEPLAN_LIB_DISRUPTION_COMPILED_SIMULATOR_H_
+#define NODEPLAN_LIB_DISRUPTION_COMPILED_SIMULATOR_H_
+
+// The Simulator Disrupt runs: the cluster is compiled once
+// (scheduling/cluster_model.h: nodes, in-flight NodeClaims and bound pods,
+// DaemonSet overhead, NodePool limits, the topology domain universe), and a
+// simulation only names the candidates to take away and the pods to place.
+// It gives the RequestSimulator's answers (tests/disruption compare them) at
+// a fraction of the cost; a simulation the compiled cluster cannot express
+// (a DaemonSet whose newest pod leaves with a candidate and compiles
+// differently) runs through the RequestSimulator.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "disruption/request_simulator.h"
+#include "google/protobuf/arena.h"
+#include "scheduling/cluster_model.h"
+
+namespace nodeplan::disruption {
+
+class CompiledSimulator : public Simulator {
+ public:
+  CompiledSimulator(ClusterView& view, const ConditionsResult& conditions);
+  absl::StatusOr<SimulationResult> Simulate(absl::Span<const int> candidates,
+                                            bool consolidation) override;
+  // Simulations that fell back to the RequestSimulator (for tests).
+  int fallbacks() const { return fallbacks_; }
+
+ private:
+  absl::Status Build();
+
+  ClusterView& view_;
+  RequestSimulator fallback_;
+  int fallbacks_ = 0;
+  // The cluster state the model compiles: every view node not marked for
+  // deletion (its NodeClaim with status.nodeName as the scheduler pairs
+  // them) and the pods bound to them or to no known node. Points at the
+  // view's messages; owned by arena_.
+  google::protobuf::Arena arena_;
+  v1::ScheduleRequest* state_ = nullptr;
+  std::vector<v1::NodeClaim> claims_;
+  // Per view node, its index in state_'s nodes and nodeClaims (-1: none).
+  std::vector<int> state_node_, state_claim_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  std::unique_ptr<scheduling::ClusterModel> model_;
+  absl::Status build_status_;
+  bool built_ = false;
+  // Per view pod, its class signature once computed as a moved pod.
+  std::vector<std::string> signatures_;
+};
+
+}  // namespace nodeplan::disruption
+
+#endif  // NODEPLAN_LIB_DISRUPTION_COMPILED_SIMULATOR_H_

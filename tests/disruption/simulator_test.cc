@@ -1,0 +1,126 @@
+// The compiled-cluster simulator (what Disrupt runs) against the request
+// simulator (each simulation stated as a whole ScheduleRequest): over random
+// disruption clusters and many candidate sets, the same result.
+
+#include <string>
+#include <vector>
+
+#include "disruption/cluster_view.h"
+#include "disruption/compiled_simulator.h"
+#include "disruption/conditions.h"
+#include "disruption/request_simulator.h"
+#include "gtest/gtest.h"
+#include "nodeplan/digest.h"
+#include "nodeplan/workload.h"
+
+namespace nodeplan::disruption {
+namespace {
+
+std::string Describe(const absl::StatusOr<SimulationResult>& r) {
+  if (!r.ok()) return "error: " + std::string(r.status().message());
+  std::string out = r->all_non_pending_scheduled ? "ok\n" : "not all\n";
+  out += r->errors + "\n";
+  for (const v1::ExistingNodePlacement& e : r->existing)
+    out += DeterministicBytes(e) + "\n";
+  for (const SimulatedNodeClaim& c : r->new_claims) {
+    out += DeterministicBytes(c.claim) + "|" + std::to_string(c.pool) + "|";
+    for (int o : c.options) out += std::to_string(o) + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+// Candidate sets: each node alone, every other node, the first half, all.
+std::vector<std::vector<int>> CandidateSets(int n) {
+  std::vector<std::vector<int>> sets;
+  for (int i = 0; i < n; ++i) sets.push_back({i});
+  std::vector<int> odd, half, all;
+  for (int i = 0; i < n; ++i) {
+    if (i % 2 == 1) odd.push_back(i);
+    if (i < n / 2) half.push_back(i);
+    all.push_back(i);
+  }
+  sets.push_back(odd);
+  sets.push_back(half);
+  sets.push_back(all);
+  return sets;
+}
+
+void ExpectSameSimulations(const v1::DisruptRequest& req,
+                           const std::string& what, int* compared) {
+  absl::StatusOr<std::unique_ptr<ClusterView>> view = ClusterView::Build(req);
+  ASSERT_TRUE(view.ok()) << what << ": " << view.status();
+  ConditionsResult conditions = ComputeConditions(**view);
+  RequestSimulator reference(**view, conditions);
+  CompiledSimulator compiled(**view, conditions);
+  const int n = static_cast<int>((*view)->nodes().size());
+  int k = 0;
+  for (const std::vector<int>& set : CandidateSets(n)) {
+    const bool consolidation = (k++ % 2) == 0;
+    std::string want = Describe(reference.Simulate(set, consolidation));
+    std::string got = Describe(compiled.Simulate(set, consolidation));
+    ASSERT_EQ(want, got) << what << ", candidates " << set.size()
+                         << (set.empty() ? "" : " from " +
+                                                    std::to_string(set[0]));
+    ++*compared;
+  }
+  // Falling back to the reference would make the comparison vacuous.
+  EXPECT_LE(compiled.fallbacks() * 10, k) << what;
+}
+
+TEST(CompiledSimulatorTest, MatchesTheRequestSimulatorOnRandomClusters) {
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    ExpectSameSimulations(workload::RandomDisruptionCluster(seed),
+                          "seed " + std::to_string(seed), &compared);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(compared, 2000);
+}
+
+// A scheduling random cluster (spread, affinity, anti-affinity, host ports,
+// DaemonSets, limits, existing nodes with bound pods) as a disruption
+// request.
+v1::DisruptRequest AsDisruptRequest(const v1::ScheduleRequest& s) {
+  v1::DisruptRequest d;
+  *d.mutable_node_pools() = s.node_pools();
+  *d.mutable_node_classes() = s.node_classes();
+  if (s.has_catalog()) *d.mutable_catalog() = s.catalog();
+  d.set_catalog_ref(s.catalog_ref());
+  *d.mutable_node_overlays() = s.node_overlays();
+  *d.mutable_nodes() = s.nodes();
+  *d.mutable_node_claims() = s.node_claims();
+  *d.mutable_pods() = s.pods();
+  *d.mutable_daemon_sets() = s.daemon_sets();
+  *d.mutable_persistent_volume_claims() = s.persistent_volume_claims();
+  *d.mutable_persistent_volumes() = s.persistent_volumes();
+  *d.mutable_storage_classes() = s.storage_classes();
+  *d.mutable_unavailable_offerings() = s.unavailable_offerings();
+  *d.mutable_deployments() = s.deployments();
+  *d.mutable_namespaces() = s.namespaces();
+  d.set_now("2026-12-02T10:00:00Z");
+  return d;
+}
+
+TEST(CompiledSimulatorTest, MatchesTheRequestSimulatorOnSchedulingClusters) {
+  int compared = 0;
+  workload::RandomClusterOptions options;
+  options.max_existing_nodes = 8;
+  options.max_daemon_sets = 3;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    ExpectSameSimulations(
+        AsDisruptRequest(workload::RandomCluster(seed, options)),
+        "scheduling seed " + std::to_string(seed), &compared);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(compared, 2000);
+}
+
+TEST(CompiledSimulatorTest, MatchesTheRequestSimulatorAtScale) {
+  int compared = 0;
+  ExpectSameSimulations(workload::ScaleDisruptionCluster(40, 30, 20),
+                        "scale cluster", &compared);
+}
+
+}  // namespace
+}  // namespace nodeplan::disruption
