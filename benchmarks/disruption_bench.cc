@@ -12,6 +12,7 @@
 
 #include "nodeplan/disrupt.h"
 #include "nodeplan/workload.h"
+#include "scheduling/cluster_model.h"
 
 namespace {
 
@@ -39,6 +40,95 @@ void Disrupt(benchmark::State& st) {
   st.counters["peak_rss_mb"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
   st.SetLabel(method);
 }
+
+// The compiled cluster alone (scheduling/cluster_model.h) on the same
+// cluster: its state as a ScheduleRequest and the snapshot of its NodePools.
+struct ModelInput {
+  nodeplan::v1::DisruptRequest disrupt;
+  nodeplan::v1::ScheduleRequest state;
+  std::shared_ptr<const nodeplan::Snapshot> snapshot;
+};
+
+ModelInput MakeModelInput(int nodes) {
+  ModelInput in;
+  in.disrupt = nodeplan::workload::ScaleDisruptionCluster(nodes, 30, 20);
+  const auto& d = in.disrupt;
+  nodeplan::v1::ScheduleRequest base;
+  *base.mutable_node_pools() = d.node_pools();
+  *base.mutable_node_classes() = d.node_classes();
+  base.set_catalog_ref(d.catalog_ref());
+  in.snapshot = *nodeplan::Snapshot::Compile(base);
+  *in.state.mutable_nodes() = d.nodes();
+  *in.state.mutable_node_claims() = d.node_claims();
+  *in.state.mutable_pods() = d.pods();
+  *in.state.mutable_daemon_sets() = d.daemon_sets();
+  return in;
+}
+
+void ClusterModelBuild(benchmark::State& st) {
+  ModelInput in = MakeModelInput(static_cast<int>(st.range(0)));
+  for (auto _ : st) {
+    auto model =
+        nodeplan::scheduling::ClusterModel::Build(in.snapshot, in.state);
+    if (!model.ok()) {
+      st.SkipWithError(std::string(model.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(model);
+  }
+  st.counters["pods"] = in.state.pods_size();
+}
+
+// A simulation: with `remove`, the first node taken away and its pods
+// placed again (their class signatures kept, as the disruption simulator
+// keeps them); without, no pods at all (the fixed cost of a call).
+void Simulation(benchmark::State& st, bool remove) {
+  ModelInput in = MakeModelInput(static_cast<int>(st.range(0)));
+  auto model = nodeplan::scheduling::ClusterModel::Build(in.snapshot, in.state);
+  if (!model.ok()) {
+    st.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  nodeplan::scheduling::Simulation sim;
+  std::vector<std::string> sigs;
+  sigs.reserve(in.state.pods_size());
+  if (remove) {
+    const std::string& node = in.state.nodes(0).metadata().name();
+    sim.removed_nodes.push_back(0);
+    for (int i = 0; i < in.state.node_claims_size(); ++i)
+      if (in.state.node_claims(i).status().node_name() == node)
+        sim.removed_claims.push_back(i);
+    for (const auto& p : in.state.pods()) {
+      if (p.spec().node_name() != node) continue;
+      sigs.push_back(nodeplan::scheduling::ClassSignature(
+          p, p.metadata().namespace_(), true));
+      sim.pods.push_back({&p, true, &sigs.back()});
+    }
+  }
+  int new_claims = 0;
+  for (auto _ : st) {
+    nodeplan::v1::ScheduleResponse resp;
+    if (auto s = (*model)->Simulate(sim, nullptr, &resp); !s.ok()) {
+      st.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+    new_claims = resp.new_node_claims_size();
+    benchmark::DoNotOptimize(resp);
+  }
+  st.counters["pods_placed"] = static_cast<double>(sim.pods.size());
+  st.counters["new_claims"] = new_claims;
+}
+
+void ClusterModelEmptySimulation(benchmark::State& st) {
+  Simulation(st, false);
+}
+void ClusterModelOneNodeRemoved(benchmark::State& st) { Simulation(st, true); }
+
+BENCHMARK(ClusterModelBuild)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(ClusterModelEmptySimulation)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(ClusterModelOneNodeRemoved)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Disrupt)->Arg(100)->Arg(1000)->Arg(5000)->Unit(
     benchmark::kMillisecond);

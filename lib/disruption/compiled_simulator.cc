@@ -136,11 +136,11 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
     std::string& sig = signatures_[p];
     if (sig.empty()) {
-      sig = scheduling::ClassSignature(
-          pod,
-          pod.metadata().namespace_().empty() ? "default"
-                                              : pod.metadata().namespace_(),
-          true);
+      sig = scheduling::ClassSignature(pod,
+                                       pod.metadata().namespace_().empty()
+                                           ? "default"
+                                           : pod.metadata().namespace_(),
+                                       true);
     }
     sim.pods.push_back({&pod, true, &sig});
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;

@@ -18,6 +18,14 @@ namespace nodeplan::scheduling {
 
 namespace {
 
+const google::protobuf::RepeatedPtrField<v1::PodAffinityTerm>&
+RequiredAntiAffinity(const v1::Pod& pod) {
+  return pod.spec()
+      .affinity()
+      .pod_anti_affinity()
+      .required_during_scheduling_ignored_during_execution();
+}
+
 bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
 }
@@ -112,6 +120,9 @@ absl::Status Round::SetupCluster() {
   if (auto s = SetupClusterState(); !s.ok()) return s;
   // What simulations read but cannot build in a shared base.
   TopologyNodes();
+  for (size_t j = 0; j < bound_.size(); ++j)
+    if (bound_[j].node >= 0 && !RequiredAntiAffinity(*bound_[j].pod).empty())
+      anti_affinity_bound_.push_back(static_cast<int>(j));
   pods_on_node_.assign(req_.nodes_size() + 1, 0);
   absl::flat_hash_map<absl::string_view, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
@@ -897,12 +908,8 @@ void Round::BuildDomainUniverse() {
 }
 
 void Round::BuildInverseFromBound() {
-  ForEachBound([&](const BoundPod& b) {
-    const auto& terms =
-        b.pod->spec()
-            .affinity()
-            .pod_anti_affinity()
-            .required_during_scheduling_ignored_during_execution();
+  auto add = [&](const BoundPod& b) {
+    const auto& terms = RequiredAntiAffinity(*b.pod);
     if (terms.empty() || b.node < 0) return;
     PodClass tmp;
     tmp.ns = b.pod->metadata().namespace_().empty()
@@ -918,7 +925,17 @@ void Round::BuildInverseFromBound() {
       if (Id d = NodeDomain(b.node, key, false); d != kNoId)
         groups_[g].RecordDomain(d);
     }
-  });
+  };
+  if (base_ == nullptr) {
+    ForEachBound(add);
+    return;
+  }
+  // A simulation visits only the compiled cluster's bound pods with
+  // required anti-affinity, not every bound pod.
+  for (int j : base_->anti_affinity_bound_) {
+    const BoundPod& b = base_->bound_[j];
+    if (!node_removed_[b.node]) add(b);
+  }
 }
 
 }  // namespace nodeplan::scheduling

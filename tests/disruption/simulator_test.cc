@@ -60,8 +60,8 @@ void ExpectSameSimulations(const v1::DisruptRequest& req,
     std::string want = Describe(reference.Simulate(set, consolidation));
     std::string got = Describe(compiled.Simulate(set, consolidation));
     ASSERT_EQ(want, got) << what << ", candidates " << set.size()
-                         << (set.empty() ? "" : " from " +
-                                                    std::to_string(set[0]));
+                         << (set.empty() ? ""
+                                         : " from " + std::to_string(set[0]));
     ++*compared;
   }
   // Falling back to the reference would make the comparison vacuous.
