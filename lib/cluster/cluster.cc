@@ -6,14 +6,22 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
+#include "canonical/canonical_order.h"
 #include "google/protobuf/arena.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/schedule.h"
+#include "optimize/packing.h"
+#include "scheduling/cluster_model.h"
+#include "scheduling/gated_schedule.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan {
 namespace {
@@ -176,6 +184,10 @@ class ClusterImpl : public Cluster {
     std::shared_lock lock(mu_);
     absl::StatusOr<std::shared_ptr<const Snapshot>> snapshot = CompiledBase();
     if (!snapshot.ok()) return snapshot.status();
+    if (std::optional<v1::ScheduleResponse> fast =
+            ScheduleOnModel(*snapshot, request)) {
+      return *std::move(fast);
+    }
     google::protobuf::Arena arena;
     auto* state =
         google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
@@ -323,8 +335,119 @@ class ClusterImpl : public Cluster {
   std::string catalog_ref_;
   std::vector<v1::UnavailableOffering> unavailable_;
   int64_t generation_ = 0;
+  // The cluster's state compiled for Schedule (scheduling/cluster_model.h):
+  // nodes, NodeClaims, bound pods, DaemonSets and volumes in canonical
+  // order, for one generation and one set of options.
+  struct StateModel {
+    int64_t generation = -1;
+    std::string options;
+    google::protobuf::Arena arena;
+    v1::ScheduleRequest* state = nullptr;
+    std::unique_ptr<canonical::CanonicalRequest<v1::ScheduleRequest>> view;
+    std::unique_ptr<scheduling::ClusterModel> model;
+    std::vector<const v1::Pod*> pending;  // the cluster's unbound pods
+  };
+
+  // Schedule as a simulation on the compiled state, when that gives the
+  // whole-request answer for certain: no Deployments, what-if pods unbound
+  // and not named like a stored pod, the Karpenter packing without the cost
+  // bound, and every pod valid (an invalid one takes the whole-request path,
+  // which names it as it always has). nullopt: take that path.
+  std::optional<v1::ScheduleResponse> ScheduleOnModel(
+      const std::shared_ptr<const Snapshot>& snapshot,
+      const v1::ScheduleRequest& request) const {
+    const v1::ScheduleOptions& o = request.options();
+    if (!objects_.deployments.empty() || request.deployments_size() > 0 ||
+        o.packing() == "Optimized" || o.cost_bound() == "Compute" ||
+        (!o.packing().empty() && o.packing() != "Karpenter") ||
+        (!o.cost_bound().empty() && o.cost_bound() != "Skip") ||
+        o.packing_budget() < 0)
+      return std::nullopt;
+    for (const v1::Pod& p : request.pods()) {
+      if (!p.spec().node_name().empty() ||
+          objects_.pods.contains(
+              ObjectKey(true, p.metadata().namespace_(), p.metadata().name())))
+        return std::nullopt;
+    }
+    std::shared_ptr<StateModel> m = Model(snapshot, o);
+    if (m == nullptr) return std::nullopt;
+    // The pending pods (the cluster's and the caller's) in canonical order,
+    // validated as the whole request would validate them.
+    google::protobuf::Arena arena;
+    auto* pending =
+        google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
+    for (const v1::Pod* p : m->pending)
+      pending->mutable_pods()->UnsafeArenaAddAllocated(const_cast<v1::Pod*>(p));
+    for (const v1::Pod& p : request.pods())
+      pending->mutable_pods()->UnsafeArenaAddAllocated(
+          const_cast<v1::Pod*>(&p));
+    canonical::CanonicalRequest<v1::ScheduleRequest> sorted(*pending);
+    validation::Workload workload;
+    workload.pods = &sorted.get().pods();
+    workload.deployments = &sorted.get().deployments();
+    if (!validation::CheckWorkload(workload).ok()) return std::nullopt;
+    scheduling::Simulation sim;
+    sim.pods.reserve(sorted.get().pods_size());
+    for (const v1::Pod& p : sorted.get().pods())
+      sim.pods.push_back({&p, false, nullptr});
+    v1::ScheduleResponse out;
+    if (!m->model->Simulate(sim, nullptr, &out).ok()) return std::nullopt;
+    const scheduling::Compiled* c = scheduling::CompiledOf(*snapshot);
+    if (c == nullptr ||
+        !optimize::Finish(*c, m->view->get(), nullptr, &out).ok())
+      return std::nullopt;
+    return out;
+  }
+
+  // The compiled state for `options` at this generation (built on first
+  // use), or nullptr when it cannot be built (then the whole-request path
+  // reports why). Called with mu_ held.
+  std::shared_ptr<StateModel> Model(
+      const std::shared_ptr<const Snapshot>& snapshot,
+      const v1::ScheduleOptions& options) const {
+    std::string key = DeterministicBytes(options);
+    std::lock_guard cache(cache_mu_);
+    if (model_ != nullptr && model_->generation == generation_ &&
+        model_->options == key)
+      return model_;
+    auto m = std::make_shared<StateModel>();
+    m->generation = generation_;
+    m->options = key;
+    m->state =
+        google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&m->arena);
+    v1::ScheduleRequest& st = *m->state;
+    Point(objects_.nodes, st.mutable_nodes());
+    Point(objects_.node_claims, st.mutable_node_claims());
+    for (const auto& [key, pod] : objects_.pods) {
+      if (pod->spec().node_name().empty()) {
+        m->pending.push_back(pod.get());
+      } else {
+        st.mutable_pods()->UnsafeArenaAddAllocated(pod.get());
+      }
+    }
+    Point(objects_.daemon_sets, st.mutable_daemon_sets());
+    Point(objects_.persistent_volume_claims,
+          st.mutable_persistent_volume_claims());
+    Point(objects_.persistent_volumes, st.mutable_persistent_volumes());
+    Point(objects_.storage_classes, st.mutable_storage_classes());
+    Point(objects_.namespaces, st.mutable_namespaces());
+    *st.mutable_options() = options;
+    m->view =
+        std::make_unique<canonical::CanonicalRequest<v1::ScheduleRequest>>(st);
+    validation::Workload workload;
+    workload.pods = &m->view->get().pods();
+    if (!validation::CheckWorkload(workload).ok()) return nullptr;
+    absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
+        scheduling::ClusterModel::Build(snapshot, m->view->get());
+    if (!model.ok()) return nullptr;
+    m->model = *std::move(model);
+    model_ = m;
+    return m;
+  }
+
   mutable std::mutex cache_mu_;
   mutable std::shared_ptr<const Snapshot> snapshot_;
+  mutable std::shared_ptr<StateModel> model_;
 };
 
 }  // namespace

@@ -67,6 +67,55 @@ TEST(ClusterTest, DisruptEqualsTheOneShotCallOnItsContents) {
   EXPECT_EQ(on_cluster->method(), "single-node-consolidation");
 }
 
+// Schedule on the cluster runs as a simulation on its compiled state when it
+// can (no Deployments, Karpenter packing, no cost bound): over random
+// clusters (spread, affinity, anti-affinity, host ports, DaemonSets, limits,
+// existing nodes with bound pods), with some pending pods stored and the
+// rest given as what-if pods, the answer equals the one-shot Schedule.
+TEST(ClusterTest, ScheduleOnTheCompiledStateEqualsTheOneShotCall) {
+  workload::RandomClusterOptions options;
+  options.max_existing_nodes = 6;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    v1::ScheduleRequest req = workload::RandomCluster(seed, options);
+    req.clear_deployments();
+    v1::ClusterUpdate u;
+    v1::ManifestSet& m = *u.mutable_upserts();
+    *m.mutable_node_pools() = req.node_pools();
+    *m.mutable_node_classes() = req.node_classes();
+    *m.mutable_node_overlays() = req.node_overlays();
+    *m.mutable_nodes() = req.nodes();
+    *m.mutable_node_claims() = req.node_claims();
+    *m.mutable_daemon_sets() = req.daemon_sets();
+    *m.mutable_persistent_volume_claims() = req.persistent_volume_claims();
+    *m.mutable_persistent_volumes() = req.persistent_volumes();
+    *m.mutable_storage_classes() = req.storage_classes();
+    *m.mutable_namespaces() = req.namespaces();
+    if (req.has_catalog()) *u.mutable_catalog() = req.catalog();
+    u.set_catalog_ref(req.catalog_ref());
+    v1::ScheduleRequest what_if;
+    *what_if.mutable_options() = req.options();
+    int i = 0;
+    for (const v1::Pod& p : req.pods()) {
+      const bool stored = !p.spec().node_name().empty() || (i++ % 2) == 0;
+      *(stored ? m.add_pods() : what_if.add_pods()) = p;
+    }
+    absl::StatusOr<std::unique_ptr<Cluster>> c = Cluster::Create(u);
+    ASSERT_TRUE(c.ok()) << "seed " << seed << ": " << c.status();
+    absl::StatusOr<v1::ScheduleResponse> one_shot = Schedule(req);
+    absl::StatusOr<v1::ScheduleResponse> on_cluster = (*c)->Schedule(what_if);
+    ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << "seed " << seed;
+    if (!one_shot.ok()) {
+      EXPECT_EQ(one_shot.status(), on_cluster.status()) << "seed " << seed;
+      continue;
+    }
+    EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster)) << "seed " << seed;
+    // A second call reuses the compiled state.
+    absl::StatusOr<v1::ScheduleResponse> again = (*c)->Schedule(what_if);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(Bytes(*one_shot), Bytes(*again)) << "seed " << seed;
+  }
+}
+
 TEST(ClusterTest, ScheduleSeesWhatIfPodsOnTheClustersNodes) {
   std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
   ASSERT_NE(c, nullptr);
