@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "nodeplan/cluster.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/workload.h"
 #include "scheduling/cluster_model.h"
@@ -124,6 +125,37 @@ void ClusterModelEmptySimulation(benchmark::State& st) {
 }
 void ClusterModelOneNodeRemoved(benchmark::State& st) { Simulation(st, true); }
 
+// Cluster::Schedule on the cluster handle holding the same cluster (no
+// what-if pods): after the first call, the compiled state is reused until
+// an update.
+void ClusterHandleSchedule(benchmark::State& st) {
+  const auto d = nodeplan::workload::ScaleDisruptionCluster(
+      static_cast<int>(st.range(0)), 30, 20);
+  nodeplan::v1::ClusterUpdate u;
+  *u.mutable_upserts()->mutable_node_pools() = d.node_pools();
+  *u.mutable_upserts()->mutable_node_classes() = d.node_classes();
+  *u.mutable_upserts()->mutable_nodes() = d.nodes();
+  *u.mutable_upserts()->mutable_node_claims() = d.node_claims();
+  *u.mutable_upserts()->mutable_pods() = d.pods();
+  *u.mutable_upserts()->mutable_daemon_sets() = d.daemon_sets();
+  u.set_catalog_ref(d.catalog_ref());
+  auto cluster = nodeplan::Cluster::Create(u);
+  if (!cluster.ok()) {
+    st.SkipWithError(std::string(cluster.status().message()).c_str());
+    return;
+  }
+  nodeplan::v1::ScheduleRequest what_if;
+  for (auto _ : st) {
+    auto resp = (*cluster)->Schedule(what_if);
+    if (!resp.ok()) {
+      st.SkipWithError(std::string(resp.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(resp);
+  }
+}
+
+BENCHMARK(ClusterHandleSchedule)->Arg(1000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(ClusterModelBuild)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(ClusterModelEmptySimulation)
     ->Arg(1000)
