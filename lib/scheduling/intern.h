@@ -6,6 +6,7 @@
 // order, which follows input order, so nothing depends on hash-map iteration.
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,7 +80,9 @@ class Interner {
   const Interner* parent_ = nullptr;
   size_t base_ = 0;
   absl::flat_hash_map<std::string, Id> ids_;
-  std::vector<std::string> strs_;
+  // A deque, so that a reference from Str stays valid while more strings
+  // are interned (a caller may hold a key's text while interning values).
+  std::deque<std::string> strs_;
   std::vector<std::optional<int64_t>> ints_;
 };
 

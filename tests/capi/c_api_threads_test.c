@@ -1,6 +1,8 @@
-/* Many threads at once on every operation, on one shared snapshot and on one
- * cluster that another thread updates meanwhile; each answer must equal the
- * one computed alone first. Run plain and under
+/* Many threads at once on every operation, on one shared snapshot and on two
+ * clusters that another thread updates meanwhile (one with a Deployment, one
+ * with a pending Pod: the latter schedules on its compiled state, rebuilt
+ * after every update); each answer must equal the one computed alone
+ * first. Run plain and under
  * ThreadSanitizer (capi_threads_tsan), which reports any data race inside the
  * library.
  *
@@ -89,8 +91,9 @@ typedef int (*op_fn)(const void*, size_t, void**, size_t*, char**);
 static struct bytes load_req, validate_req, full_req, base_req, state_req;
 static struct bytes expect_load, expect_validate, expect_full;
 static nodeplan_snapshot* snapshot;
-static nodeplan_cluster* cluster;
-static struct bytes cluster_req, churn_update;
+static nodeplan_cluster *cluster, *pod_cluster;
+static struct bytes cluster_req, churn_update, pod_cluster_req;
+static struct bytes expect_pod_cluster;
 
 static struct bytes call(op_fn fn, const struct bytes* req) {
   struct bytes out = {NULL, 0};
@@ -120,8 +123,9 @@ static void* writer(void* arg) {
     void* resp = NULL;
     size_t len = 0;
     char* error = NULL;
-    if (nodeplan_cluster_update(cluster, churn_update.data, churn_update.len,
-                                &resp, &len, &error) != NODEPLAN_OK) {
+    nodeplan_cluster* c = round % 2 == 0 ? cluster : pod_cluster;
+    if (nodeplan_cluster_update(c, churn_update.data, churn_update.len, &resp,
+                                &len, &error) != NODEPLAN_OK) {
       fprintf(stderr, "cluster_update: %s\n", error);
       exit(1);
     }
@@ -134,7 +138,7 @@ static void* worker(void* arg) {
   long* mismatches = arg;
   int round;
   for (round = 0; round < kRounds; ++round) {
-    struct bytes got[5];
+    struct bytes got[6];
     void* resp = NULL;
     size_t len = 0;
     char* error = NULL;
@@ -160,12 +164,22 @@ static void* worker(void* arg) {
     got[4].len = len;
     memcpy(got[4].data, resp, len);
     nodeplan_free(resp);
-    for (i = 0; i < 5; ++i) {
-      static const char* const kOps[] = {"load_manifests", "validate",
-                                         "schedule", "snapshot_schedule",
-                                         "cluster_schedule"};
+    if (nodeplan_cluster_schedule(pod_cluster, NULL, 0, &resp, &len, &error) !=
+        NODEPLAN_OK) {
+      fprintf(stderr, "cluster_schedule (pod cluster): %s\n", error);
+      exit(1);
+    }
+    got[5].data = malloc(len + 1);
+    got[5].len = len;
+    memcpy(got[5].data, resp, len);
+    nodeplan_free(resp);
+    for (i = 0; i < 6; ++i) {
+      static const char* const kOps[] = {
+          "load_manifests",    "validate",         "schedule",
+          "snapshot_schedule", "cluster_schedule", "pod cluster_schedule"};
       const struct bytes* want = i == 0   ? &expect_load
                                  : i == 1 ? &expect_validate
+                                 : i == 5 ? &expect_pod_cluster
                                           : &expect_full;
       if (!same(&got[i], want)) {
         ++*mismatches;
@@ -173,7 +187,7 @@ static void* worker(void* arg) {
                 want->len);
       }
     }
-    for (i = 0; i < 5; ++i) free(got[i].data);
+    for (i = 0; i < 6; ++i) free(got[i].data);
     (void)nodeplan_version();
     (void)nodeplan_abi_version();
   }
@@ -187,6 +201,11 @@ int main(int argc, char** argv) {
       "spec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n"
       "      - name: web\n        resources: {requests: {cpu: '1', memory: "
       "1Gi}}\n";
+  static const char kPod[] =
+      "\n---\napiVersion: v1\nkind: Pod\n"
+      "metadata: {name: lone, namespace: default}\n"
+      "spec:\n  containers:\n  - name: lone\n"
+      "    resources: {requests: {cpu: '1', memory: 1Gi}}\n";
   char *pool, *cls;
   struct bytes text = {NULL, 0};
   const unsigned char *p, *end, *data;
@@ -230,6 +249,36 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  /* The pod cluster: the NodePool, the NodeClass and one pending Pod; its
+     answer computed alone first. */
+  {
+    struct bytes pod_text = {NULL, 0}, pod_load_req = {NULL, 0}, loaded;
+    void* resp = NULL;
+    size_t n = 0;
+    put(&pod_text, pool, strlen(pool));
+    put(&pod_text, "\n---\n", 5);
+    put(&pod_text, cls, strlen(cls));
+    put(&pod_text, kPod, strlen(kPod));
+    put_field(&pod_load_req, 1, pod_text.data, pod_text.len);
+    loaded = call(nodeplan_load_manifests, &pod_load_req);
+    put_field(&pod_cluster_req, 1, loaded.data, loaded.len);
+    put_field(&pod_cluster_req, 4, "aws", 3);
+    if (nodeplan_cluster_new(pod_cluster_req.data, pod_cluster_req.len,
+                             &pod_cluster, &error) != NODEPLAN_OK ||
+        nodeplan_cluster_schedule(pod_cluster, NULL, 0, &resp, &n, &error) !=
+            NODEPLAN_OK) {
+      fprintf(stderr, "pod cluster: %s\n", error);
+      return 1;
+    }
+    expect_pod_cluster.data = malloc(n + 1);
+    expect_pod_cluster.len = n;
+    memcpy(expect_pod_cluster.data, resp, n);
+    nodeplan_free(resp);
+    free(pod_text.data);
+    free(pod_load_req.data);
+    free(loaded.data);
+  }
+
   /* ClusterUpdate{upserts: the ManifestSet, catalog_ref: "aws"}, and the
      churn: upserts {namespaces {metadata {name: "churn"}}}. */
   put_field(&cluster_req, 1, expect_load.data, expect_load.len);
@@ -261,6 +310,7 @@ int main(int argc, char** argv) {
   pthread_join(writer_thread, NULL);
   nodeplan_snapshot_free(snapshot);
   nodeplan_cluster_free(cluster);
+  nodeplan_cluster_free(pod_cluster);
   if (total != 0) {
     fprintf(stderr, "%ld answers differed from the single-threaded ones\n",
             total);
