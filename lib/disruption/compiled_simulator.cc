@@ -2,27 +2,11 @@
 
 #include <utility>
 
+#include "disruption/arena_view.h"
 #include "disruption/pod_rules.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::disruption {
-namespace {
-
-// Adds `m` to an arena-owned repeated field without copying it (the field
-// never deletes it; the scheduler only reads it).
-template <typename T>
-void Point(const T& m, google::protobuf::RepeatedPtrField<T>* field) {
-  field->UnsafeArenaAddAllocated(const_cast<T*>(&m));
-}
-
-template <typename T>
-void PointAll(const google::protobuf::RepeatedPtrField<T>& from,
-              google::protobuf::RepeatedPtrField<T>* field) {
-  field->Reserve(from.size());
-  for (const T& m : from) Point(m, field);
-}
-
-}  // namespace
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
                                      const ConditionsResult& conditions)

@@ -4,30 +4,13 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "disruption/arena_view.h"
 #include "disruption/pod_rules.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/schedule.h"
 #include "scheduling/gated_schedule.h"
 
 namespace nodeplan::disruption {
-namespace {
-
-// Adds `m` to an arena-owned repeated field without copying it. The field
-// never deletes it (arena fields do not own their elements' destruction),
-// and the scheduler only reads it.
-template <typename T>
-void Point(const T& m, google::protobuf::RepeatedPtrField<T>* field) {
-  field->UnsafeArenaAddAllocated(const_cast<T*>(&m));
-}
-
-template <typename T>
-void PointAll(const google::protobuf::RepeatedPtrField<T>& from,
-              google::protobuf::RepeatedPtrField<T>* field) {
-  field->Reserve(from.size());
-  for (const T& m : from) Point(m, field);
-}
-
-}  // namespace
 
 bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
   const PodView& p = view.pods()[pod];

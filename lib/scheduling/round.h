@@ -388,6 +388,9 @@ class Round {
   // Per request node, the pods bound to it (what a removal takes from the
   // ignored count), and those bound to no known node.
   std::vector<int> pods_on_node_;
+  // A compiled cluster's pods: the index of each one's node in the request
+  // (-1: unbound or on no known node).
+  std::vector<int> pod_node_;
   // A compiled cluster's bound pods (indices into bound_) on known nodes
   // with required anti-affinity terms.
   std::vector<int> anti_affinity_bound_;

@@ -123,22 +123,23 @@ absl::Status Round::SetupCluster() {
   for (size_t j = 0; j < bound_.size(); ++j)
     if (bound_[j].node >= 0 && !RequiredAntiAffinity(*bound_[j].pod).empty())
       anti_affinity_bound_.push_back(static_cast<int>(j));
-  pods_on_node_.assign(req_.nodes_size() + 1, 0);
   absl::flat_hash_map<absl::string_view, int> node_index;
   for (int i = 0; i < req_.nodes_size(); ++i)
     node_index[req_.nodes(i).metadata().name()] = i;
+  pod_node_.reserve(req_.pods_size());
+  pods_on_node_.assign(req_.nodes_size() + 1, 0);
   for (const auto& p : req_.pods()) {
-    if (p.spec().node_name().empty()) continue;
     auto it = node_index.find(p.spec().node_name());
-    ++pods_on_node_[it == node_index.end() ? req_.nodes_size() : it->second];
+    const int node = it == node_index.end() ? -1 : it->second;
+    pod_node_.push_back(node);
+    if (!p.spec().node_name().empty())
+      ++pods_on_node_[node < 0 ? req_.nodes_size() : node];
   }
   for (const auto& ds : req_.daemon_sets()) {
     auto& list = daemon_pods_.emplace_back();
-    for (const auto& p : req_.pods()) {
-      if (!ControlledBy(ds, p)) continue;
-      auto it = node_index.find(p.spec().node_name());
-      list.emplace_back(&p, it == node_index.end() ? -1 : it->second);
-    }
+    for (int i = 0; i < req_.pods_size(); ++i)
+      if (ControlledBy(ds, req_.pods(i)))
+        list.emplace_back(&req_.pods(i), pod_node_[i]);
   }
   return absl::OkStatus();
 }
@@ -217,14 +218,11 @@ const KnownNamespaces& Round::Namespaces() {
     };
     if (sim_ != nullptr) {
       // The cluster's pods that are still bound, then the simulation's.
-      absl::flat_hash_map<absl::string_view, int> node_index;
-      for (int i = 0; i < req_.nodes_size(); ++i)
-        node_index[req_.nodes(i).metadata().name()] = i;
-      for (const auto& p : req_.pods()) {
-        if (p.spec().node_name().empty()) continue;
-        auto it = node_index.find(p.spec().node_name());
-        if (it != node_index.end() && node_removed_[it->second]) continue;
-        add(p);
+      for (int i = 0; i < req_.pods_size(); ++i) {
+        const int node = base_->pod_node_[i];
+        if (req_.pods(i).spec().node_name().empty()) continue;
+        if (node >= 0 && node_removed_[node]) continue;
+        add(req_.pods(i));
       }
       for (const SimPod& sp : sim_->pods) add(*sp.pod);
     } else {
