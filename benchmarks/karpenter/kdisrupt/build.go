@@ -270,7 +270,9 @@ func objects(c *workload.DisruptCase) ([]client.Object, error) {
 	for _, p := range c.Pods {
 		p = p.DeepCopy()
 		if p.UID == "" {
-			p.UID = types.UID("uid-" + p.Namespace + "-" + p.Name)
+			// The identity nodeplan gives a UID-less pod, so Karpenter's
+			// UID-keyed caches and tie order see the same pods.
+			p.UID = kadapter.PodIdentity(p)
 		}
 		out = append(out, withFinalizer(p))
 	}
