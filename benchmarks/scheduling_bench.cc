@@ -13,6 +13,7 @@
 #include "google/protobuf/arena.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
+#include "scheduling/model.h"
 
 namespace {
 
@@ -148,5 +149,26 @@ void BM_SeedNodePoolAws(benchmark::State& st) {
       nodeplan::workload::SeedNodePoolWorkload(static_cast<int>(st.range(0))));
 }
 BENCHMARK(BM_SeedNodePoolAws)->Arg(3000)->Unit(benchmark::kMillisecond);
+
+// One-shot Schedule of a small random cluster (8 pending pods at most, as
+// fuzz_schedule_request seeds it) on catalogRef "aws": the snapshot is
+// compiled for every call. _Uncached empties CompileSnapshot's AWS type
+// cache first (the cost before it existed).
+void OneShotAws(benchmark::State& st, bool cached) {
+  nodeplan::workload::RandomClusterOptions options;
+  options.max_pending_pods = 8;
+  ScheduleRequest r = nodeplan::workload::RandomCluster(1, options);
+  r.clear_catalog();
+  r.set_catalog_ref("aws");
+  for (auto _ : st) {
+    if (!cached) nodeplan::scheduling::ClearAwsTypeCache();
+    auto resp = nodeplan::Schedule(r);
+    benchmark::DoNotOptimize(resp);
+  }
+}
+void BM_OneShotAws(benchmark::State& st) { OneShotAws(st, true); }
+BENCHMARK(BM_OneShotAws)->Unit(benchmark::kMillisecond);
+void BM_OneShotAws_Uncached(benchmark::State& st) { OneShotAws(st, false); }
+BENCHMARK(BM_OneShotAws_Uncached)->Unit(benchmark::kMillisecond);
 
 }  // namespace

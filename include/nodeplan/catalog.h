@@ -77,8 +77,12 @@ absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
 // or an EKS NodeClass without subnets or ephemeralStorage) are built once
 // per process on first use and then returned in O(1): they are constant data
 // derived from the embedded CSV, held in function-local statics. Any other
-// NodeClass gets a catalog built for the call (on a protobuf arena, about
-// 1.3x faster to build and free than AwsCatalog's heap-built message).
+// NodeClass gets a catalog built on a protobuf arena (about 1.3x faster to
+// build and free than AwsCatalog's heap-built message), and the last 16 such
+// variants are kept per process (least recently used evicted), keyed by
+// exactly what the catalog depends on (flavour, zones, ephemeral storage
+// size): a repeated NodeClass costs a lookup, and the bytes are those of a
+// fresh build. Thread-safe.
 absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
     const v1::NodeClass* node_class, AwsCatalogStats* stats = nullptr);
 

@@ -1,8 +1,11 @@
 // The embedded AWS catalog: data/aws-instance-types.csv turned into a
 // v1::Catalog with the AWS provider's capacity, overhead and labels.
 
+#include <list>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -178,6 +181,54 @@ const absl::StatusOr<std::shared_ptr<const ArenaCatalog>>& DefaultVariant(
   return *open_source;
 }
 
+// The other variants: the last kSize built, per process, keyed by exactly
+// what BuildAwsCatalog reads (AwsCatalogInputs). Built catalogs are
+// immutable and shared; one mutex guards the list (a build runs outside it,
+// so two callers may both build the same variant: the same bytes).
+class VariantCache {
+ public:
+  static constexpr size_t kSize = 16;
+
+  static VariantCache& Get() {
+    static VariantCache* const cache = new VariantCache();  // never destroyed
+    return *cache;
+  }
+
+  absl::StatusOr<std::shared_ptr<const ArenaCatalog>> Find(
+      const AwsCatalogInputs& inputs) {
+    const std::string key = Key(inputs);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first != key) continue;
+        entries_.splice(entries_.begin(), entries_, it);
+        return entries_.front().second;
+      }
+    }
+    absl::StatusOr<std::shared_ptr<const ArenaCatalog>> built =
+        BuildOnArena(inputs);
+    if (!built.ok()) return built;
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.emplace_front(key, *built);
+    if (entries_.size() > kSize) entries_.pop_back();
+    return built;
+  }
+
+ private:
+  static std::string Key(const AwsCatalogInputs& in) {
+    std::string key =
+        absl::StrCat(in.eks ? "eks" : "oss", ";", in.ephemeral_bytes, ";",
+                     in.ephemeral_text.size(), ":", in.ephemeral_text, ";");
+    for (const std::string& z : in.zones)
+      absl::StrAppend(&key, z.size(), ":", z, ";");
+    return key;
+  }
+
+  std::mutex mu_;
+  std::list<std::pair<std::string, std::shared_ptr<const ArenaCatalog>>>
+      entries_;
+};
+
 }  // namespace
 
 absl::StatusOr<v1::Catalog> AwsCatalog(const v1::NodeClass* node_class,
@@ -203,7 +254,7 @@ absl::StatusOr<std::shared_ptr<const v1::Catalog>> SharedAwsCatalog(
   if (catalog::IsDefaultAwsVariant(*inputs)) {
     built = &DefaultVariant(*inputs);
   } else {
-    fresh = BuildOnArena(*inputs);
+    fresh = VariantCache::Get().Find(*inputs);
   }
   if (!built->ok()) return built->status();
   const std::shared_ptr<const ArenaCatalog>& holder = **built;

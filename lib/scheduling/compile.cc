@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <list>
 #include <memory>
+#include <mutex>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/digest.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/labels.h"
 #include "scheduling/model.h"
@@ -225,13 +229,111 @@ absl::StatusOr<ResVec> ToResVec(const ResourceVector& r,
   return out;
 }
 
+// The embedded AWS catalog's types in the scheduler's model, per process.
+// Translating ~1,300 types costs ~20 ms per Snapshot in the release build
+// (most of a one-shot Schedule on catalogRef "aws"); the result is a pure
+// function of the NodeClass, the NodeOverlays, the unavailable offerings,
+// the scheduler interner's strings and the resource dimensions at entry. An
+// entry keeps, besides the types, the strings and dimensions the translation
+// added, so that a hit replays them in the same order: the same ids, the
+// same bytes out. Bounded (kSize entries, least recently used evicted),
+// thread-safe (one mutex around the list; entries are immutable and shared).
+class AwsTypeCache {
+ public:
+  struct Entry {
+    std::vector<std::string> new_strings;  // interned, in id order
+    std::vector<std::string> new_dims;     // added, in dimension order
+    std::vector<InstanceType> types;
+  };
+  static constexpr size_t kSize = 8;
+
+  static AwsTypeCache& Get() {
+    // Process-wide, never destroyed (no destruction-order hazard).
+    static AwsTypeCache* const cache = new AwsTypeCache();
+    return *cache;
+  }
+
+  std::shared_ptr<const Entry> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->first != key) continue;
+      entries_.splice(entries_.begin(), entries_, it);
+      ++stats_.hits;
+      return entries_.front().second;
+    }
+    ++stats_.misses;
+    return nullptr;
+  }
+
+  void Put(std::string key, std::shared_ptr<const Entry> entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& e : entries_)
+      if (e.first == key) return;  // another caller filled it meanwhile
+    entries_.emplace_front(std::move(key), std::move(entry));
+    if (entries_.size() > kSize) entries_.pop_back();
+  }
+
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.clear();
+    stats_ = {};
+  }
+
+  AwsTypeCacheStats Stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    AwsTypeCacheStats s = stats_;
+    s.entries = static_cast<int64_t>(entries_.size());
+    return s;
+  }
+
+ private:
+  std::mutex mu_;
+  std::list<std::pair<std::string, std::shared_ptr<const Entry>>> entries_;
+  AwsTypeCacheStats stats_;
+};
+
+// Everything the translation of an AWS group reads, as bytes (length-
+// prefixed, so that no two inputs share a key).
+std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
+                            const CatalogGroup& g, const Compiled& c) {
+  std::string key;
+  auto add = [&key](absl::string_view part) {
+    absl::StrAppend(&key, part.size(), ":", part, ";");
+  };
+  add(g.node_class == nullptr ? "-" : DeterministicBytes(*g.node_class));
+  for (const auto& o : base.node_overlays()) add(DeterministicBytes(o));
+  add("|");
+  for (const auto& u : base.unavailable_offerings()) add(DeterministicBytes(u));
+  add("|");
+  for (size_t id = 0; id < c.in.size(); ++id)
+    add(c.in.Str(static_cast<Id>(id)));
+  add("|");
+  for (int d = 0; d < c.dims.size(); ++d) add(c.dims.Name(d));
+  return key;
+}
+
+// Replays a cached translation onto `c`; false (nothing changed in the
+// types) if the interner or the dimensions would not give the cached ids.
+bool ReplayAwsTypes(const AwsTypeCache::Entry& e, Compiled& c) {
+  const size_t first_id = c.in.size();
+  for (size_t i = 0; i < e.new_strings.size(); ++i)
+    if (c.in.Intern(e.new_strings[i]) != static_cast<Id>(first_id + i))
+      return false;
+  const int first_dim = c.dims.size();
+  for (size_t i = 0; i < e.new_dims.size(); ++i)
+    if (c.dims.Dim(e.new_dims[i]) != first_dim + static_cast<int>(i))
+      return false;
+  c.types.insert(c.types.end(), e.types.begin(), e.types.end());
+  return true;
+}
+
 // Compiles g.catalog with the shared CompileCatalog (NodeOverlays, unavailable
 // offerings, quantities, allocatable) and appends its types to c.types in
 // the scheduler's model. Requirements come from the catalog's labels and
 // requirements (overlays do not change them); zone and capacity-type
 // requirements are those of the available offerings.
-absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
-                                 const CatalogGroup& g, Compiled& c) {
+absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
+                                    const CatalogGroup& g, Compiled& c) {
   Interner& in = c.in;
   const Keys& k = c.keys;
   std::vector<v1::NodeOverlay> overlays(base.node_overlays().begin(),
@@ -315,7 +417,37 @@ absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
   return absl::OkStatus();
 }
 
+// TranslateInstanceTypes, through AwsTypeCache for the embedded catalog.
+absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
+                                 const CatalogGroup& g, Compiled& c) {
+  if (!g.aws) return TranslateInstanceTypes(base, g, c);
+  AwsTypeCache& cache = AwsTypeCache::Get();
+  std::string key = AwsTypeCacheKey(base, g, c);
+  if (std::shared_ptr<const AwsTypeCache::Entry> hit = cache.Find(key))
+    if (ReplayAwsTypes(*hit, c)) return absl::OkStatus();
+  // A failed replay interned only strings the translation interns too, in
+  // the same order (a prefix of them), so translating afterwards gives the
+  // uncached result.
+  const size_t first_id = c.in.size();
+  const int first_dim = c.dims.size();
+  const size_t first_type = c.types.size();
+  absl::Status st = TranslateInstanceTypes(base, g, c);
+  if (!st.ok()) return st;
+  auto entry = std::make_shared<AwsTypeCache::Entry>();
+  for (size_t id = first_id; id < c.in.size(); ++id)
+    entry->new_strings.push_back(c.in.Str(static_cast<Id>(id)));
+  for (int d = first_dim; d < c.dims.size(); ++d)
+    entry->new_dims.push_back(c.dims.Name(d));
+  entry->types.assign(c.types.begin() + first_type, c.types.end());
+  cache.Put(std::move(key), std::move(entry));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+AwsTypeCacheStats GetAwsTypeCacheStats() { return AwsTypeCache::Get().Stats(); }
+
+void ClearAwsTypeCache() { AwsTypeCache::Get().Clear(); }
 
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   validation::Workload workload;

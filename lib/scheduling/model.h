@@ -101,6 +101,17 @@ struct Compiled {
 // entry per (catalog, instance type): a name can appear once per catalog.
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base);
 
+// CompileSnapshot keeps the embedded AWS catalog's translated instance types
+// of the last 8 distinct inputs per process (the
+// NodeClass, NodeOverlays and unavailable offerings, byte for byte), and
+// replays them on a hit: the same Compiled, ids and bytes out as without the
+// cache. Thread-safe. These two are for tests and benchmarks.
+struct AwsTypeCacheStats {
+  int64_t hits = 0, misses = 0, entries = 0;
+};
+AwsTypeCacheStats GetAwsTypeCacheStats();
+void ClearAwsTypeCache();
+
 // A NodeSelectorRequirement (with minValues) as a requirement, its key
 // normalized (beta labels -> GA labels).
 Req NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r);

@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -243,7 +244,8 @@ class Verifier {
   std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
       types_;
   std::map<std::string, const v1::NodeClass*> node_classes_;
-  std::deque<v1::Catalog> aws_catalogs_;
+  // SharedAwsCatalog: the default variants are built once per process.
+  std::vector<std::shared_ptr<const v1::Catalog>> aws_catalogs_;
   std::map<std::string, const v1::Catalog*> aws_by_class_;
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;

@@ -42,15 +42,15 @@ const v1::Catalog* Verifier::PoolCatalog(const v1::NodePool& pool) {
   auto cached = aws_by_class_.find(class_name);
   if (cached != aws_by_class_.end()) return cached->second;
   auto nc = node_classes_.find(class_name);
-  absl::StatusOr<v1::Catalog> catalog =
-      AwsCatalog(nc == node_classes_.end() ? nullptr : nc->second);
+  absl::StatusOr<std::shared_ptr<const v1::Catalog>> catalog =
+      SharedAwsCatalog(nc == node_classes_.end() ? nullptr : nc->second);
   const v1::Catalog* result = nullptr;
   if (!catalog.ok()) {
     Add("input", "nodepool " + pool.metadata().name(),
         "embedded AWS catalog: " + std::string(catalog.status().message()));
   } else {
     aws_catalogs_.push_back(*std::move(catalog));
-    result = &aws_catalogs_.back();
+    result = aws_catalogs_.back().get();
   }
   aws_by_class_.emplace(class_name, result);
   return result;
