@@ -96,12 +96,10 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   // reschedulable pods of candidates and deleting nodes, moved).
   scheduling::DestinationGate gate;
   if (consolidation) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!removed[i] && !nodes[i].marked_for_deletion &&
-          UnderConsolidateAfter(view_, static_cast<int>(i))) {
-        gate.nodes.insert(nodes[i].name);
-      }
-    }
+    std::vector<char> existing(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i)
+      existing[i] = !removed[i] && !nodes[i].marked_for_deletion;
+    gate.nodes = ConsolidateAfterGate(view_, existing);
   }
   absl::flat_hash_map<std::string, Origin> origin;
   for (size_t p = 0; p < view_.pods().size(); ++p) {

@@ -12,6 +12,17 @@
 
 namespace nodeplan::disruption {
 
+absl::flat_hash_set<std::string> ConsolidateAfterGate(
+    const ClusterView& view, const std::vector<char>& existing) {
+  absl::flat_hash_set<std::string> out;
+  for (size_t i = 0; i < view.nodes().size(); ++i) {
+    if (existing[i] && UnderConsolidateAfter(view, static_cast<int>(i))) {
+      out.insert(view.nodes()[i].name);
+    }
+  }
+  return out;
+}
+
 bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
   const PodView& p = view.pods()[pod];
   return IsReschedulable(*p.pod) && IsDisruptable(*p.pod, view.now()) &&
@@ -114,13 +125,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
   // Consolidation: candidates' pods that are not pending may not land on an
   // existing node inside its consolidateAfter window.
   scheduling::DestinationGate gate;
-  if (consolidation) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (existing[i] && UnderConsolidateAfter(view_, static_cast<int>(i))) {
-        gate.nodes.insert(nodes[i].name);
-      }
-    }
-  }
+  if (consolidation) gate.nodes = ConsolidateAfterGate(view_, existing);
   absl::flat_hash_map<std::string, Origin> origin;
   for (size_t p = 0; p < view_.pods().size(); ++p) {
     const PodView& pv = view_.pods()[p];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
 #include "disruption/simulator.h"
@@ -53,6 +54,12 @@ absl::StatusOr<SimulationResult> ToSimulationResult(
 void AddDeploymentOrigins(
     const google::protobuf::RepeatedPtrField<v1::Deployment>& deployments,
     absl::flat_hash_map<std::string, Origin>* origin);
+
+// The existing nodes a consolidation simulation's moved pods may not land
+// on: those (not taken away, per `existing`) whose NodeClaim is inside its
+// consolidateAfter window.
+absl::flat_hash_set<std::string> ConsolidateAfterGate(
+    const ClusterView& view, const std::vector<char>& existing);
 
 // Karpenter's IsCurrentlyReschedulable: reschedulable, disruptable and not
 // held by a fully blocking PDB.

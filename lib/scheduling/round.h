@@ -137,6 +137,10 @@ struct Simulation {
 // identity (namespace, sorted labels, the spec without priority and, for a
 // moved pod, without nodeName).
 std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved);
+// The same appended to *sig, with `labels` as scratch.
+void AppendClassSignature(
+    const v1::Pod& p, absl::string_view ns, bool moved, std::string* sig,
+    std::vector<std::pair<absl::string_view, absl::string_view>>* labels);
 
 struct Claim {
   int pool = 0;
@@ -401,6 +405,9 @@ class Round {
   std::vector<char> node_removed_;
   std::vector<TopologyNode> topology_nodes_;
   bool topology_nodes_built_ = false;
+  // Scratch of CompilePod's class signatures.
+  std::string sig_scratch_;
+  std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch_;
   // SetupCluster: this round is a compiled cluster, never run.
   bool cluster_base_ = false;
 

@@ -43,28 +43,34 @@ bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
 // ---------------------------------------------------------------------------
 // Setup
 
-std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved) {
+void AppendClassSignature(
+    const v1::Pod& p, absl::string_view ns, bool moved, std::string* sig,
+    std::vector<std::pair<absl::string_view, absl::string_view>>* labels) {
   // Namespace, labels (sorted) and the spec without its priority (and, for
   // a moved pod, its nodeName). The spec is copied only when a field must
   // be cleared.
-  std::string sig;
-  absl::StrAppend(&sig, ns.size(), ":", ns, "|");
-  std::vector<std::pair<absl::string_view, absl::string_view>> labels(
-      p.metadata().labels().begin(), p.metadata().labels().end());
-  std::sort(labels.begin(), labels.end());
-  for (const auto& [k, v] : labels)
-    absl::StrAppend(&sig, k.size(), ":", k, v.size(), ":", v);
-  sig.push_back('|');
+  absl::StrAppend(sig, ns.size(), ":", ns, "|");
+  labels->assign(p.metadata().labels().begin(), p.metadata().labels().end());
+  std::sort(labels->begin(), labels->end());
+  for (const auto& [k, v] : *labels)
+    absl::StrAppend(sig, k.size(), ":", k, v.size(), ":", v);
+  sig->push_back('|');
   if (moved || p.spec().has_priority() ||
       !p.spec().priority_class_name().empty()) {
     v1::PodSpec spec = p.spec();
     spec.clear_priority();
     spec.clear_priority_class_name();
     spec.clear_node_name();
-    sig += DeterministicBytes(spec);
+    *sig += DeterministicBytes(spec);
   } else {
-    sig += DeterministicBytes(p.spec());
+    *sig += DeterministicBytes(p.spec());
   }
+}
+
+std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved) {
+  std::string sig;
+  std::vector<std::pair<absl::string_view, absl::string_view>> labels;
+  AppendClassSignature(p, ns, moved, &sig, &labels);
   return sig;
 }
 
@@ -146,7 +152,13 @@ absl::Status Round::SetupCluster() {
 
 absl::Status Round::SetupSimulation() {
   const Round& b = *base_;
-  SetupCommon();
+  // What SetupCommon derives from the snapshot alone, as the base derived
+  // it (reservations are pristine in the base: it never places).
+  trial_host_ = b.trial_host_;
+  nodes_dim_ = b.nodes_dim_;
+  varying_dims_ = b.varying_dims_;
+  any_pns_taint_ = b.any_pns_taint_;
+  reservations_ = b.reservations_;
   node_removed_.assign(req_.nodes_size(), 0);
   for (int i : sim_->removed_nodes) node_removed_[i] = 1;
   std::vector<char> claim_removed(req_.node_claims_size(), 0);
@@ -299,10 +311,11 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
     ++ignored_;
     return absl::OkStatus();
   }
-  std::string own_sig;
   if (signature == nullptr) {
-    own_sig = ClassSignature(p, ns, moved);
-    signature = &own_sig;
+    // Scratch kept by the round: no allocation per pod once warm.
+    sig_scratch_.clear();
+    AppendClassSignature(p, ns, moved, &sig_scratch_, &label_scratch_);
+    signature = &sig_scratch_;
   }
   auto [it, inserted] =
       class_index_.emplace(*signature, static_cast<int>(classes_.size()));

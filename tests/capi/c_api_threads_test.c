@@ -110,6 +110,16 @@ static struct bytes call(op_fn fn, const struct bytes* req) {
   return out;
 }
 
+/* Copies a response the library returned, and frees it. */
+static struct bytes take(void* resp, size_t len) {
+  struct bytes out;
+  out.data = malloc(len + 1);
+  out.len = len;
+  memcpy(out.data, resp, len);
+  nodeplan_free(resp);
+  return out;
+}
+
 static int same(const struct bytes* a, const struct bytes* b) {
   return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
@@ -151,28 +161,19 @@ static void* worker(void* arg) {
       fprintf(stderr, "snapshot_schedule: %s\n", error);
       exit(1);
     }
-    got[3].data = malloc(len + 1);
-    got[3].len = len;
-    memcpy(got[3].data, resp, len);
-    nodeplan_free(resp);
+    got[3] = take(resp, len);
     if (nodeplan_cluster_schedule(cluster, NULL, 0, &resp, &len, &error) !=
         NODEPLAN_OK) {
       fprintf(stderr, "cluster_schedule: %s\n", error);
       exit(1);
     }
-    got[4].data = malloc(len + 1);
-    got[4].len = len;
-    memcpy(got[4].data, resp, len);
-    nodeplan_free(resp);
+    got[4] = take(resp, len);
     if (nodeplan_cluster_schedule(pod_cluster, NULL, 0, &resp, &len, &error) !=
         NODEPLAN_OK) {
       fprintf(stderr, "cluster_schedule (pod cluster): %s\n", error);
       exit(1);
     }
-    got[5].data = malloc(len + 1);
-    got[5].len = len;
-    memcpy(got[5].data, resp, len);
-    nodeplan_free(resp);
+    got[5] = take(resp, len);
     for (i = 0; i < 6; ++i) {
       static const char* const kOps[] = {
           "load_manifests",    "validate",         "schedule",
@@ -270,10 +271,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "pod cluster: %s\n", error);
       return 1;
     }
-    expect_pod_cluster.data = malloc(n + 1);
-    expect_pod_cluster.len = n;
-    memcpy(expect_pod_cluster.data, resp, n);
-    nodeplan_free(resp);
+    expect_pod_cluster = take(resp, n);
     free(pod_text.data);
     free(pod_load_req.data);
     free(loaded.data);
