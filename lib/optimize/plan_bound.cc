@@ -268,11 +268,10 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   bool any_existing = false;
   std::map<std::string, ResVec> bound_use;
   for (const auto& p : state.pods()) {
-    // As the scheduler counts them: terminal and deleting pods free their
-    // requests.
+    // As the scheduler counts them: terminal pods free their requests;
+    // pods being deleted still hold theirs.
     if (p.spec().node_name().empty() || p.status().phase() == "Succeeded" ||
-        p.status().phase() == "Failed" ||
-        !p.metadata().deletion_timestamp().empty())
+        p.status().phase() == "Failed")
       continue;
     auto req = scheduling::PodRequests(p.spec(), dims,
                                        "pods[" + PodKey(p.metadata()) + "]");

@@ -221,6 +221,11 @@ struct BoundPod {
   Id ns;
   Labels labels;
   int node = -1;  // index into request nodes
+  // Being deleted (deletionTimestamp set) but not terminal: its requests,
+  // host ports and required anti-affinity still hold the node (Karpenter's
+  // cluster state drops a pod only when it is terminal), but topology
+  // counting ignores it (IgnoredForTopology).
+  bool terminating = false;
 };
 
 struct Candidate {

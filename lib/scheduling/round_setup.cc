@@ -298,9 +298,10 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   std::string ns =
       p.metadata().namespace_().empty() ? "default" : p.metadata().namespace_();
   if (!moved && !p.spec().node_name().empty()) {
-    if (!IsTerminal(p) && p.metadata().deletion_timestamp().empty())
-      bound_.push_back(
-          {&p, in_.Intern(ns), CompileLabels(p.metadata().labels(), in_), -1});
+    if (!IsTerminal(p))
+      bound_.push_back({&p, in_.Intern(ns),
+                        CompileLabels(p.metadata().labels(), in_), -1,
+                        !p.metadata().deletion_timestamp().empty()});
     ++ignored_;
     return absl::OkStatus();
   }

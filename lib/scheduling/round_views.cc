@@ -351,7 +351,7 @@ void Round::CountDomains(TopologyGroup& g) {
   for (const auto& e : existing_)
     if (e.node->is_claim && hostname) g.Register(e.node->hostname);
   ForEachBound([&](const BoundPod& b) {
-    if (b.node < 0) return;
+    if (b.node < 0 || b.terminating) return;
     if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))
       return;
     if (!g.selector.Matches(b.labels)) return;

@@ -55,6 +55,10 @@ struct Site {
 struct PodEntry {
   PodFacts facts;
   bool pending = false;
+  // Bound and being deleted: still holds its node's resources and its own
+  // required anti-affinity, but no longer counts for topology (Karpenter's
+  // IgnoredForTopology).
+  bool terminating = false;
   int site = -1;
 };
 

@@ -31,6 +31,7 @@ void Verifier::CollectPods() {
     if (IsTerminal(pod)) continue;
     if (!pod.spec().node_name().empty()) {
       entry.pending = false;
+      entry.terminating = !pod.metadata().deletion_timestamp().empty();
       bound_node_.push_back(pod.spec().node_name());
     } else if (OwnedByDaemonSetOrNode(pod)) {
       continue;

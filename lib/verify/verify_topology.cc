@@ -177,7 +177,7 @@ void Verifier::CheckSpreadGroup(const std::vector<int>& owners,
     if (!d) continue;
     universe.insert(*d);
     for (int b : site.bound) {
-      if (selected(pods_[b].facts)) {
+      if (!pods_[b].terminating && selected(pods_[b].facts)) {
         ++existing[*d];
         ++all[*d];
       }
@@ -365,6 +365,7 @@ void Verifier::CheckAffinity() {
           self_matches = true;
           continue;
         }
+        if (pods_[m].terminating) continue;
         if (auto d = PinnedDomain(pods_[m].site, key)) {
           occupied.insert(*d);
           if (!pods_[m].pending) {
@@ -414,6 +415,9 @@ void Verifier::CheckAntiAffinity() {
         if (m == static_cast<int>(i)) continue;
         if (!owner.pending && !pods_[m].pending)
           continue;  // not the plan's doing
+        // A pod being deleted no longer counts against a pending pod's
+        // anti-affinity, but its own anti-affinity still holds.
+        if (owner.pending && pods_[m].terminating) continue;
         const auto& other = DomainsOf(pods_[m].site, key);
         if (!other) continue;
         std::vector<std::string> shared;

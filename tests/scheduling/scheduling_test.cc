@@ -4,6 +4,7 @@
 #include "fixtures.h"
 #include "gmock/gmock.h"
 #include "nodeplan/hash.h"
+#include "nodeplan/verify.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -473,6 +474,52 @@ TEST(Schedule, BoundPodsConsumeExistingCapacity) {
   EXPECT_EQ(resp.existing_nodes_size(), 0);
   EXPECT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.ignored_pods(), 1);
+}
+
+// Karpenter's cluster state releases a bound pod's requests only when the
+// pod is terminal (Succeeded/Failed): a pod being deleted still holds its
+// node's capacity and host ports, while topology counting ignores it
+// (IgnoredForTopology). Found by tests/fuzz: nodeplan freed the capacity and
+// over-committed the node.
+TEST(Schedule, TerminatingBoundPodsHoldCapacityButNotTopology) {
+  auto r = Request();
+  *r.add_nodes() = ExistingNode("n1", "2", true);
+  v1::Pod bound = Pod("leaving", "1500m", "1Gi");
+  bound.mutable_spec()->set_node_name("n1");
+  bound.mutable_metadata()->set_deletion_timestamp("2026-12-01T00:00:00Z");
+  (*bound.mutable_metadata()->mutable_labels())["app"] = "web";
+  *r.add_pods() = bound;
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.ignored_pods(), 1);
+  EXPECT_TRUE(Verify(r, resp).empty());
+
+  // Once terminal, the capacity is free.
+  r.mutable_pods(0)->mutable_status()->set_phase("Succeeded");
+  auto freed = MustSchedule(r);
+  ASSERT_EQ(freed.existing_nodes_size(), 1);
+  EXPECT_EQ(freed.existing_nodes(0).name(), "n1");
+
+  // Topology: a pod with required anti-affinity to app=web may join the
+  // terminating pod's node, as it may not join a running one.
+  r.mutable_pods(0)->mutable_status()->set_phase("Running");
+  (*r.mutable_pods(0)->mutable_spec()->mutable_containers(0)
+        ->mutable_resources()
+        ->mutable_requests())["cpu"] = "100m";
+  *r.mutable_pods(1) = Pod("p", "1", "1Gi", R"pb(spec { affinity {
+      pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+        topology_key: "kubernetes.io/hostname"
+        label_selector { match_labels { key: "app" value: "web" } } } } } })pb");
+  auto spread = MustSchedule(r);
+  ASSERT_EQ(spread.existing_nodes_size(), 1);
+  EXPECT_EQ(spread.existing_nodes(0).name(), "n1");
+  EXPECT_TRUE(Verify(r, spread).empty());
+  r.mutable_pods(0)->mutable_metadata()->clear_deletion_timestamp();
+  auto blocked = MustSchedule(r);
+  EXPECT_EQ(blocked.existing_nodes_size(), 0);
+  EXPECT_EQ(blocked.new_node_claims_size(), 1);
 }
 
 TEST(Schedule, InFlightNodeClaimsHoldPods) {
