@@ -505,7 +505,9 @@ TEST(Schedule, TerminatingBoundPodsHoldCapacityButNotTopology) {
   // Topology: a pod with required anti-affinity to app=web may join the
   // terminating pod's node, as it may not join a running one.
   r.mutable_pods(0)->mutable_status()->set_phase("Running");
-  (*r.mutable_pods(0)->mutable_spec()->mutable_containers(0)
+  (*r.mutable_pods(0)
+        ->mutable_spec()
+        ->mutable_containers(0)
         ->mutable_resources()
         ->mutable_requests())["cpu"] = "100m";
   *r.mutable_pods(1) = Pod("p", "1", "1Gi", R"pb(spec { affinity {
