@@ -16,6 +16,7 @@
 #include "catalog/text_cache.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/limits.h"
+#include "nodeplan/quantity.h"
 
 namespace nodeplan {
 namespace {
@@ -182,6 +183,20 @@ absl::StatusOr<ResourceVector> ParseQuantities(
   absl::StatusOr<ResourceVector> parsed =
       ParseResourceList(list, ctx.interner, field);
   if (!parsed.ok()) return Prefixed(parsed.status(), i, in);
+  // Only CPU is counted in thousandths: every other quantity is a whole
+  // number of units (bytes, pods, devices), and rounding a fraction up
+  // (Quantity.Value()) would let a type hold more than Karpenter's exact
+  // comparison does ("pods: 0.5" fitted one pod; found by tests/fuzz). A
+  // catalog is nodeplan's own format, so such a value is refused.
+  for (const auto& [name, text] : list) {
+    if (name == "cpu") continue;
+    absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
+    if (milli.ok() && *milli % 1000 != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          TypePath(i, in), ": ", field, "[", name, "]: Invalid value: \"",
+          text, "\": must be a whole number of units"));
+    }
+  }
   return parsed;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "nodeplan/limits.h"
 #include "nodeplan/quantity.h"
+#include "validation/requirement_rules.h"
 #include "validation/violations.h"
 
 namespace nodeplan::validation {
@@ -307,6 +308,19 @@ absl::Status CheckWorkload(const Workload& w) {
   // Quantities are checked (with the same messages) where Schedule parses
   // them.
   AddViolations(w, /*quantities=*/false, &found);
+  // A NodePool requirement the CRD's schema refuses (no key, no or an
+  // unknown operator, Gt without one integer, a restricted key) would make
+  // every decision built on it meaningless (found by tests/fuzz: an empty
+  // requirement reached the NodeClaims). Validate reports these with the
+  // rest of the NodePool's rules.
+  if (w.node_pools != nullptr) {
+    for (const v1::NodePool& np : *w.node_pools) {
+      Violations v(absl::StrCat("NodePool ", np.metadata().name()), &found);
+      CheckCrdRequirements(np.spec().template_().spec().requirements(),
+                           "spec.template.spec.requirements",
+                           RequirementsOwner::kNodePool, &v);
+    }
+  }
   if (found.violations().empty()) return absl::OkStatus();
   constexpr int kShown = 5;
   std::string message;

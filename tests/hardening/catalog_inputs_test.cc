@@ -244,3 +244,61 @@ spec:
 
 }  // namespace
 }  // namespace nodeplan::hardening
+
+namespace nodeplan::hardening {
+namespace {
+
+// Found by fuzz_disrupt_request: a type with "pods: 0.5" fitted a pod (the
+// value was rounded up to 1, where Karpenter compares 1 > 0.5 exactly).
+// Only CPU is counted in thousandths; a fractional count of anything else in
+// a catalog is refused with its path.
+TEST(CatalogInputsTest, FractionalNonCpuQuantitiesAreRefused) {
+  struct Case {
+    const char* capacity;
+    const char* overhead;
+    const char* message;
+  } cases[] = {
+      {R"({cpu: "2", memory: 8Gi, pods: "0.5"})", "{}",
+       "instanceTypes[0] (two.cpu): capacity[pods]: Invalid value: \"0.5\": "
+       "must be a whole number of units"},
+      {R"({cpu: "2", memory: "1.1Gi", pods: "10"})", "{}",
+       "capacity[memory]: Invalid value: \"1.1Gi\""},
+      {R"({cpu: "2", memory: 8Gi, pods: "10", example.com/dev: "1.5"})", "{}",
+       "capacity[example.com/dev]: Invalid value: \"1.5\""},
+      {R"({cpu: "2", memory: 8Gi, pods: "10"})", R"({memory: "0.5"})",
+       "[memory]: Invalid value: \"0.5\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    absl::StatusOr<v1::ScheduleResponse> resp =
+        ScheduleWithCatalog(absl::StrCat(R"(apiVersion: nodeplan.dev/v1
+kind: Catalog
+instanceTypes:
+- name: two.cpu
+  capacity: )",
+                                         c.capacity, R"(
+  overhead:
+    kubeReserved: )",
+                                         c.overhead, R"(
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.1}
+)"));
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
+  }
+  // Fractional CPU and whole fractions of a unit ("1.5Gi") stay valid.
+  absl::StatusOr<v1::ScheduleResponse> ok = ScheduleWithCatalog(
+      R"(apiVersion: nodeplan.dev/v1
+kind: Catalog
+instanceTypes:
+- name: two.cpu
+  capacity: {cpu: "1.5", memory: "1.5Gi", pods: "10"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.1}
+)");
+  EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
+}  // namespace
+}  // namespace nodeplan::hardening

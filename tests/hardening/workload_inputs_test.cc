@@ -290,3 +290,67 @@ spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
 
 }  // namespace
 }  // namespace nodeplan::hardening
+
+namespace nodeplan::hardening {
+namespace {
+
+// Found by fuzz_schedule_request: a NodePool requirement with neither key
+// nor operator (which the CRD schema refuses, and which LoadManifests
+// refuses too) reached Schedule through a protobuf request and was planned
+// into the NodeClaims' requirements. Schedule and Disrupt now refuse the
+// request, naming the field, as they refuse a pod the API server would.
+TEST(WorkloadInputsTest, NodePoolRequirementsTheCrdRefusesAreRefused) {
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - {name: c, resources: {requests: {cpu: 100m}}}
+)";
+  struct Case {
+    const char* key;
+    const char* op;
+    const char* value;
+    const char* message;
+  } cases[] = {
+      {"", "", nullptr,
+       "NodePool np: spec.template.spec.requirements[0].key: Required value"},
+      {"example.com/team", "Matches", "a",
+       "spec.template.spec.requirements[0].operator: Unsupported value: "
+       "\"Matches\""},
+      {"example.com/gen", "Gt", "five",
+       "spec.template.spec.requirements[0].values: requirements operator "
+       "'Gt', 'Lt', 'Gte', or 'Lte' must have a single positive integer"},
+      {"kubernetes.io/hostname", "In", "a",
+       "label \"kubernetes.io/hostname\" is restricted"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    v1::ScheduleRequest r = WithPool(pod);
+    auto* reqs = r.mutable_node_pools(0)
+                     ->mutable_spec()
+                     ->mutable_template_()
+                     ->mutable_spec()
+                     ->mutable_requirements();
+    v1::NodeSelectorRequirement bad;
+    bad.set_key(c.key);
+    bad.set_operator_(c.op);
+    if (c.value != nullptr) bad.add_values(c.value);
+    *reqs->Add() = bad;
+    reqs->SwapElements(0, reqs->size() - 1);
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
+
+    v1::DisruptRequest d;
+    *d.mutable_node_pools() = r.node_pools();
+    *d.mutable_catalog() = r.catalog();
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    ASSERT_FALSE(disrupt.ok());
+    EXPECT_THAT(disrupt.status().message(), HasSubstr(c.message));
+  }
+}
+
+}  // namespace
+}  // namespace nodeplan::hardening
