@@ -1,5 +1,7 @@
 #include "disruption/compiled_simulator.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "disruption/arena_view.h"
@@ -73,6 +75,19 @@ absl::Status CompiledSimulator::Build() {
   if (!model.ok()) return model.status();
   model_ = *std::move(model);
   signatures_.resize(view_.pods().size());
+  reschedulable_.assign(view_.pods().size(), -1);
+  for (size_t p = 0; p < view_.pods().size(); ++p) {
+    const v1::Pod& pod = *view_.pods()[p].pod;
+    if (pod.spec().node_name().empty() && IsProvisionable(pod))
+      pending_.push_back(static_cast<int>(p));
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].marked_for_deletion) {
+      deleting_.push_back(static_cast<int>(i));
+    } else if (UnderConsolidateAfter(view_, static_cast<int>(i))) {
+      under_consolidate_after_.push_back(static_cast<int>(i));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -96,26 +111,37 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   // reschedulable pods of candidates and deleting nodes, moved).
   scheduling::DestinationGate gate;
   if (consolidation) {
-    std::vector<char> existing(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i)
-      existing[i] = !removed[i] && !nodes[i].marked_for_deletion;
-    gate.nodes = ConsolidateAfterGate(view_, existing);
+    for (int i : under_consolidate_after_)
+      if (!removed[i]) gate.nodes.insert(view_.nodes()[i].name);
   }
+  // The bound pods that move (candidates' and deleting nodes'), merged with
+  // the pending ones in view order.
+  std::vector<int> moved;
+  for (int c : candidates) {
+    if (!nodes[c].marked_for_deletion)
+      moved.insert(moved.end(), nodes[c].pods.begin(), nodes[c].pods.end());
+  }
+  for (int d : deleting_)
+    moved.insert(moved.end(), nodes[d].pods.begin(), nodes[d].pods.end());
+  std::sort(moved.begin(), moved.end());
+  std::vector<int> order;
+  order.reserve(pending_.size() + moved.size());
+  std::merge(pending_.begin(), pending_.end(), moved.begin(), moved.end(),
+             std::back_inserter(order));
   absl::flat_hash_map<std::string, Origin> origin;
-  for (size_t p = 0; p < view_.pods().size(); ++p) {
+  for (int p : order) {
     const PodView& pv = view_.pods()[p];
     const v1::Pod& pod = *pv.pod;
     if (pod.spec().node_name().empty()) {
-      if (!IsProvisionable(pod)) continue;
       sim.pods.push_back({&pod, false, nullptr});
       origin[pv.key] = Origin::kPending;
       continue;
     }
     if (pv.node < 0) continue;
     const bool from_candidate = removed[pv.node] != 0;
-    const bool from_deleting = nodes[pv.node].marked_for_deletion;
-    if (!from_candidate && !from_deleting) continue;
-    if (!IsCurrentlyReschedulable(view_, static_cast<int>(p))) continue;
+    if (reschedulable_[p] < 0)
+      reschedulable_[p] = IsCurrentlyReschedulable(view_, p) ? 1 : 0;
+    if (reschedulable_[p] == 0) continue;
     std::string& sig = signatures_[p];
     if (sig.empty()) {
       sig = scheduling::ClassSignature(pod,

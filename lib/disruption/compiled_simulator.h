@@ -49,6 +49,13 @@ class CompiledSimulator : public Simulator {
   bool built_ = false;
   // Per view pod, its class signature once computed as a moved pod.
   std::vector<std::string> signatures_;
+  // What does not change between simulations, so that one costs what its
+  // candidates' pods cost, not a pass over every pod of the cluster: the
+  // provisionable pending pods (view order), the nodes marked for deletion,
+  // the nodes under their NodePool's consolidateAfter (not marked), and per
+  // view pod whether it is currently reschedulable (-1: not yet asked).
+  std::vector<int> pending_, deleting_, under_consolidate_after_;
+  std::vector<signed char> reschedulable_;
 };
 
 }  // namespace nodeplan::disruption
