@@ -193,8 +193,8 @@ absl::StatusOr<ResourceVector> ParseQuantities(
     absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
     if (milli.ok() && *milli % 1000 != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          TypePath(i, in), ": ", field, "[", name, "]: Invalid value: \"",
-          text, "\": must be a whole number of units"));
+          TypePath(i, in), ": ", field, "[", name, "]: Invalid value: \"", text,
+          "\": must be a whole number of units"));
     }
   }
   return parsed;
