@@ -206,15 +206,28 @@ bool Fits(const ResourceVector& candidate, const ResourceVector& total) {
 namespace {
 
 absl::StatusOr<ResourceVector> ContainerRequests(const v1::Container& c,
-                                                 Interner& names,
-                                                 absl::string_view path) {
+                                                 const char* list, int i,
+                                                 Interner& names) {
+  const auto& requests = c.resources().requests();
   // API-server defaulting: a limit without a request requests the limit.
-  google::protobuf::Map<std::string, std::string> requests =
-      c.resources().requests();
+  // Copy the map only then (most containers have no such limit).
+  bool defaulted = false;
   for (const auto& [name, limit] : c.resources().limits()) {
-    if (requests.find(name) == requests.end()) requests[name] = limit;
+    if (requests.find(name) == requests.end()) defaulted = true;
   }
-  return ParseResourceList(requests, names, path);
+  google::protobuf::Map<std::string, std::string> merged;
+  if (defaulted) {
+    merged = requests;
+    for (const auto& [name, limit] : c.resources().limits()) {
+      if (merged.find(name) == merged.end()) merged[name] = limit;
+    }
+  }
+  const auto& effective = defaulted ? merged : requests;
+  // The field path is built only for an error (this runs per pod).
+  absl::StatusOr<ResourceVector> r = ParseResourceList(effective, names, "");
+  if (r.ok()) return r;
+  return ParseResourceList(effective, names,
+                           absl::StrCat("spec.", list, "[", i, "].resources"));
 }
 
 }  // namespace
@@ -243,19 +256,17 @@ ResourceVector CombineContainerRequests(
 absl::StatusOr<ResourceVector> PodRequests(
     const v1::PodSpec& spec, Interner& names,
     const google::protobuf::Map<std::string, std::string>* pod_level_requests) {
-  std::vector<ResourceVector> containers, inits;
+  absl::InlinedVector<ResourceVector, 4> containers, inits;
   absl::InlinedVector<bool, 8> sidecar;
   for (int i = 0; i < spec.containers_size(); ++i) {
     absl::StatusOr<ResourceVector> r =
-        ContainerRequests(spec.containers(i), names,
-                          absl::StrCat("spec.containers[", i, "].resources"));
+        ContainerRequests(spec.containers(i), "containers", i, names);
     if (!r.ok()) return r.status();
     containers.push_back(*std::move(r));
   }
   for (int i = 0; i < spec.init_containers_size(); ++i) {
-    absl::StatusOr<ResourceVector> r = ContainerRequests(
-        spec.init_containers(i), names,
-        absl::StrCat("spec.initContainers[", i, "].resources"));
+    absl::StatusOr<ResourceVector> r =
+        ContainerRequests(spec.init_containers(i), "initContainers", i, names);
     if (!r.ok()) return r.status();
     inits.push_back(*std::move(r));
     sidecar.push_back(spec.init_containers(i).restart_policy() == "Always");

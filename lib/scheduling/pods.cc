@@ -176,40 +176,48 @@ Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
 
 absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
                                    const std::string& path) {
-  auto container = [&](const v1::Container& c,
-                       const std::string& p) -> absl::StatusOr<ResVec> {
-    auto req =
-        dims.ParseList(c.resources().requests(), p + ".resources.requests");
+  return PodRequests(spec, dims, [&] { return path; });
+}
+
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+                                   absl::FunctionRef<std::string()> path) {
+  auto container = [&](const v1::Container& c, const char* list,
+                       int i) -> absl::StatusOr<ResVec> {
+    auto p = [&] { return absl::StrCat(path(), ".", list, "[", i, "]"); };
+    auto req = dims.ParseList(c.resources().requests(), [&] {
+      return absl::StrCat(p(), ".resources.requests");
+    });
     if (!req.ok()) return req.status();
     ResVec r = *req;
     // The API server defaults a missing request to its limit.
     for (const auto& [name, text] : c.resources().limits()) {
       if (c.resources().requests().contains(name)) continue;
       int d = dims.Dim(name);
-      if (d < 0) return absl::InvalidArgumentError(p + ": too many resources");
+      if (d < 0)
+        return absl::InvalidArgumentError(
+            absl::StrCat(p(), ": too many resources"));
       auto q = dims.Parse(d, text);
       if (!q.ok())
         return absl::InvalidArgumentError(absl::StrCat(
-            p, ".resources.limits[", name, "]: ", q.status().message()));
+            p(), ".resources.limits[", name, "]: ", q.status().message()));
       if (*q < 0)
-        return absl::InvalidArgumentError(
-            absl::StrCat(p, ".resources.limits[", name, "]: Invalid value: \"",
-                         text, "\": must be greater than or equal to 0"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            p(), ".resources.limits[", name, "]: Invalid value: \"", text,
+            "\": must be greater than or equal to 0"));
       r[d] = *q;
     }
     return r;
   };
   ResVec sum;
   for (int i = 0; i < spec.containers_size(); ++i) {
-    auto r = container(spec.containers(i),
-                       absl::StrCat(path, ".containers[", i, "]"));
+    auto r = container(spec.containers(i), "containers", i);
     if (!r.ok()) return r.status();
     sum += *r;
   }
   ResVec sidecars, init_max;
   for (int i = 0; i < spec.init_containers_size(); ++i) {
     const auto& c = spec.init_containers(i);
-    auto r = container(c, absl::StrCat(path, ".initContainers[", i, "]"));
+    auto r = container(c, "initContainers", i);
     if (!r.ok()) return r.status();
     if (c.restart_policy() == "Always") {
       sidecars += *r;
@@ -224,7 +232,8 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
   }
   sum += sidecars;
   for (int d = 0; d < kMaxDims; ++d) sum[d] = std::max(sum[d], init_max[d]);
-  auto oh = dims.ParseList(spec.overhead(), path + ".overhead");
+  auto oh = dims.ParseList(spec.overhead(),
+                           [&] { return absl::StrCat(path(), ".overhead"); });
   if (!oh.ok()) return oh.status();
   sum += *oh;
   sum[kPods] += 1;

@@ -85,6 +85,9 @@ struct PodClass {
 // overhead) plus pods: 1. Missing container requests default to limits.
 absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
                                    const std::string& path);
+// The same, with `path` (the spec's field path) built only for an error.
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+                                   absl::FunctionRef<std::string()> path);
 
 // Karpenter's provisioner Validate: empty when the pod may be scheduled.
 std::string ValidatePod(const v1::Pod& pod);

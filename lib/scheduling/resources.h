@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/map.h"
@@ -61,6 +62,11 @@ class ResourceDims {
   absl::StatusOr<ResVec> ParseList(
       const google::protobuf::Map<std::string, std::string>& list,
       const std::string& path, uint32_t* present_mask = nullptr);
+  // The same, with the path built only for an error (no allocation on the
+  // common path: hot loops parse a list per bound pod).
+  absl::StatusOr<ResVec> ParseList(
+      const google::protobuf::Map<std::string, std::string>& list,
+      absl::FunctionRef<std::string()> path, uint32_t* present_mask = nullptr);
   // Karpenter's resources.String: {"cpu":"1","memory":"1Gi"} sorted by name,
   // non-zero entries (and entries in `mask`) only.
   std::string String(const ResVec& v, uint32_t mask = 0) const;

@@ -687,8 +687,9 @@ absl::Status Round::CompileExisting() {
     std::vector<std::string> present;
     for (int j : bound_on[i]) {
       const BoundPod& b = bound_[j];
-      auto rq = PodRequests(b.pod->spec(), dims_,
-                            "pods[" + b.pod->metadata().name() + "].spec");
+      auto rq = PodRequests(b.pod->spec(), dims_, [&] {
+        return absl::StrCat("pods[", b.pod->metadata().name(), "].spec");
+      });
       if (!rq.ok()) return rq.status();
       for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= (*rq)[x];
       auto ports = CompileHostPorts(b.pod->spec());
