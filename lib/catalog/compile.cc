@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -188,7 +189,8 @@ absl::StatusOr<ResourceVector> ParseQuantities(
   // (Quantity.Value()) would let a type hold more than Karpenter's exact
   // comparison does ("pods: 0.5" fitted one pod; found by tests/fuzz). A
   // catalog is nodeplan's own format, so such a value is refused.
-  for (const auto& [name, text] : list) {
+  const std::map<std::string, std::string> sorted(list.begin(), list.end());
+  for (const auto& [name, text] : sorted) {
     if (name == "cpu") continue;
     absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
     if (milli.ok() && *milli % 1000 != 0) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -66,7 +67,10 @@ absl::StatusOr<ParsedOverlay> ParseOverlay(const v1::NodeOverlay& overlay,
     parsed.price = *price;
   }
   if (!spec.capacity().empty()) {
-    for (const auto& [name, value] : spec.capacity()) {
+    // In name order: the error must not depend on the map's iteration.
+    const std::map<std::string, std::string> sorted(spec.capacity().begin(),
+                                                    spec.capacity().end());
+    for (const auto& [name, value] : sorted) {
       if (name == "cpu" || name == "memory" || name == "pods" ||
           name == "ephemeral-storage") {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -113,11 +115,16 @@ void ResourceVector::SubtractAll(const ResourceVector& other) {
   }
 }
 
-absl::StatusOr<ResourceVector> ParseResourceList(
+namespace {
+
+// The first malformed or negative quantity of `list` in name order (so the
+// error does not depend on the map's per-instance iteration order), as
+// ParseResourceList reports it.
+absl::Status FirstQuantityError(
     const google::protobuf::Map<std::string, std::string>& list,
-    Interner& names, absl::string_view field_path) {
-  ResourceVector out;
-  for (const auto& [name, text] : list) {
+    absl::string_view field_path) {
+  std::map<std::string, std::string> sorted(list.begin(), list.end());
+  for (const auto& [name, text] : sorted) {
     std::optional<Resource> fixed = FixedResource(name);
     absl::StatusOr<int64_t> value =
         (fixed.has_value() && *fixed != Resource::kCpu)
@@ -135,6 +142,23 @@ absl::StatusOr<ResourceVector> ParseResourceList(
           absl::StrCat(field_path, "[", name, "]: Invalid value: \"", text,
                        "\": must be greater than or equal to 0"));
     }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ResourceVector> ParseResourceList(
+    const google::protobuf::Map<std::string, std::string>& list,
+    Interner& names, absl::string_view field_path) {
+  ResourceVector out;
+  for (const auto& [name, text] : list) {
+    std::optional<Resource> fixed = FixedResource(name);
+    absl::StatusOr<int64_t> value =
+        (fixed.has_value() && *fixed != Resource::kCpu)
+            ? ParseQuantityValue(text)
+            : ParseQuantityMilli(text);
+    if (!value.ok() || *value < 0) return FirstQuantityError(list, field_path);
     if (fixed.has_value()) {
       out.Set(*fixed, *value);
     } else {

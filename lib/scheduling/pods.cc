@@ -189,9 +189,16 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
     });
     if (!req.ok()) return req.status();
     ResVec r = *req;
-    // The API server defaults a missing request to its limit.
+    // The API server defaults a missing request to its limit. In name
+    // order (dimensions and the first error must not depend on the map's
+    // iteration order); sorted only when some limit defaults a request.
+    std::vector<std::pair<absl::string_view, absl::string_view>> defaulted;
     for (const auto& [name, text] : c.resources().limits()) {
-      if (c.resources().requests().contains(name)) continue;
+      if (!c.resources().requests().contains(name))
+        defaulted.emplace_back(name, text);
+    }
+    std::sort(defaulted.begin(), defaulted.end());
+    for (const auto& [name, text] : defaulted) {
       int d = dims.Dim(name);
       if (d < 0)
         return absl::InvalidArgumentError(

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -700,17 +701,29 @@ absl::Status Round::CompileExisting() {
     add_daemon_overhead(e, present);
     // Capacity counts only against NodePool limits, but a malformed or
     // negative quantity is an error whatever it is used for (found by
-    // tests/fuzz). Checked without registering resource dimensions.
-    for (const auto& [name, text] : node.status().capacity()) {
+    // tests/fuzz). Checked without registering resource dimensions; the
+    // error reported is the first in name order, not in the map's
+    // (per-instance) iteration order (found by tests/fuzz).
+    auto bad = [](const std::string& name, const std::string& text) {
       auto q =
           name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
-      if (!q.ok())
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ".status.capacity[", name, "]: ", q.status().message()));
-      if (*q < 0)
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ".status.capacity[", name, "]: Invalid value: \"", text,
-            "\": must be greater than or equal to 0"));
+      return !q.ok() || *q < 0;
+    };
+    if (absl::c_any_of(node.status().capacity(),
+                       [&](const auto& e) { return bad(e.first, e.second); })) {
+      std::map<std::string, std::string> sorted(
+          node.status().capacity().begin(), node.status().capacity().end());
+      for (const auto& [name, text] : sorted) {
+        auto q =
+            name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
+        if (!q.ok())
+          return absl::InvalidArgumentError(absl::StrCat(
+              path, ".status.capacity[", name, "]: ", q.status().message()));
+        if (*q < 0)
+          return absl::InvalidArgumentError(absl::StrCat(
+              path, ".status.capacity[", name, "]: Invalid value: \"", text,
+              "\": must be greater than or equal to 0"));
+      }
     }
     if (managed) {
       int p = pool_index(labels.at(labels::kNodePool));

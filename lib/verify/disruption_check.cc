@@ -161,8 +161,10 @@ class DisruptionChecker {
     if (Label(n, labels::kInitialized) != "true") {
       Add("candidate", subject, "is not initialized");
     }
-    if (!n.metadata().deletion_timestamp().empty() ||
-        !claim->metadata().deletion_timestamp().empty() ||
+    // Karpenter's StateNode.Deleted(): with a NodeClaim, only the
+    // NodeClaim's deletion (or InstanceTerminating) counts, not the Node's
+    // deletionTimestamp (found by tests/fuzz).
+    if (!claim->metadata().deletion_timestamp().empty() ||
         marked_.contains(c.node())) {
       Add("candidate", subject, "is already being deleted");
     }
@@ -497,8 +499,9 @@ class DisruptionChecker {
       for (const v1::NodeCondition& cond : n.status().conditions()) {
         if (cond.type() == "Ready" && cond.status() == "True") ready = true;
       }
-      if (!ready || !n.metadata().deletion_timestamp().empty() ||
-          !c->metadata().deletion_timestamp().empty() ||
+      // MarkedForDeletion(): as for candidates, a managed Node's own
+      // deletionTimestamp does not count.
+      if (!ready || !c->metadata().deletion_timestamp().empty() ||
           marked_.contains(n.metadata().name())) {
         ++disrupting;
       }

@@ -10,6 +10,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/verify.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -39,6 +40,27 @@ TEST(EmptinessTest, DaemonSetPodsDoNotMakeANodeNonEmpty) {
   v1::DisruptResponse r = c.Disrupt();
   ASSERT_EQ(r.commands_size(), 1);
   EXPECT_EQ(r.method(), "emptiness");
+}
+
+// Karpenter's StateNode.Deleted(): a managed node is deleting when its
+// NodeClaim is (or InstanceTerminating), not when only the Node carries a
+// deletionTimestamp; such a node stays a candidate and does not consume the
+// budget. The verifier used to refuse it (found by fuzz_disrupt_request).
+TEST(EmptinessTest, ANodeDeletingWithoutItsNodeClaimIsStillACandidate) {
+  Cluster c;
+  c.NodePool("default");
+  c.Node("n1", "default")
+      .mutable_metadata()
+      ->set_deletion_timestamp("2026-12-02T09:00:00Z");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "emptiness");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+  EXPECT_TRUE(VerifyDisruption(c.request(), r).empty());
+  // With the NodeClaim deleting, the node is no candidate.
+  c.ClaimOf("n1").mutable_metadata()->set_deletion_timestamp(
+      "2026-12-02T09:00:00Z");
+  EXPECT_EQ(c.Disrupt().commands_size(), 0);
 }
 
 TEST(EmptinessTest, TakesTheMostExpensiveFirstWithinBudget) {
