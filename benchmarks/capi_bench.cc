@@ -24,6 +24,7 @@
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/c_api.h"
+#include "nodeplan/cluster.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "nodeplan/workload.h"
@@ -332,5 +333,143 @@ BENCHMARK_CAPTURE(BM_BoundaryPart, parse_and_expand, Part::kParseAndExpand)
 BENCHMARK_CAPTURE(BM_BoundaryPart, parse_and_expand_heap,
                   Part::kParseAndExpandHeap)
     ->Apply(ExpandArgs);
+
+// A controller on a cluster handle: 1,000 nodes with 30 bound pods each
+// (workload::ScaleDisruptionCluster, seed NodePool, embedded AWS catalog);
+// between two Schedule calls 1% of the pods (300) change. `bound` false:
+// 300 pending pods are upserted with new requests (the compiled state is
+// kept); true: 300 bound pods change their requests (it is rebuilt). The
+// same calls in process (Cluster) and through the C ABI (serialize, call,
+// parse, free).
+enum class Churn { kPending, kBound };
+
+struct ChurnWorkload {
+  nodeplan::v1::ClusterUpdate initial;
+  std::vector<nodeplan::v1::Pod> bound;  // the 300 bound pods that change
+};
+
+const ChurnWorkload& ChurnSetup() {
+  static const ChurnWorkload* w = [] {
+    auto* out = new ChurnWorkload();
+    const auto d = nodeplan::workload::ScaleDisruptionCluster(1000, 30, 20);
+    nodeplan::v1::ManifestSet& m = *out->initial.mutable_upserts();
+    *m.mutable_node_pools() = d.node_pools();
+    *m.mutable_node_classes() = d.node_classes();
+    *m.mutable_nodes() = d.nodes();
+    *m.mutable_node_claims() = d.node_claims();
+    *m.mutable_pods() = d.pods();
+    *m.mutable_daemon_sets() = d.daemon_sets();
+    out->initial.set_catalog_ref(d.catalog_ref());
+    for (const auto& p : d.pods()) {
+      if (p.spec().node_name().empty() || !p.spec().containers_size()) continue;
+      out->bound.push_back(p);
+      if (out->bound.size() == 300) break;
+    }
+    return out;
+  }();
+  return *w;
+}
+
+// The update of iteration `i`: the churned pods with a request that
+// alternates between two values, so every update changes them.
+nodeplan::v1::ClusterUpdate ChurnUpdate(Churn churn, int64_t i) {
+  nodeplan::v1::ClusterUpdate u;
+  const char* cpu = i % 2 == 0 ? "100m" : "150m";
+  if (churn == Churn::kBound) {
+    for (nodeplan::v1::Pod p : ChurnSetup().bound) {
+      (*p.mutable_spec()
+            ->mutable_containers(0)
+            ->mutable_resources()
+            ->mutable_requests())["cpu"] = cpu;
+      *u.mutable_upserts()->add_pods() = std::move(p);
+    }
+    return u;
+  }
+  for (int k = 0; k < 300; ++k) {
+    nodeplan::v1::Pod* p = u.mutable_upserts()->add_pods();
+    p->mutable_metadata()->set_name("churn-" + std::to_string(k));
+    p->mutable_metadata()->set_namespace_("default");
+    p->mutable_metadata()->set_uid("churn-uid-" + std::to_string(k));
+    auto* c = p->mutable_spec()->add_containers();
+    c->set_name("app");
+    (*c->mutable_resources()->mutable_requests())["cpu"] = cpu;
+    (*c->mutable_resources()->mutable_requests())["memory"] = "256Mi";
+  }
+  return u;
+}
+
+void BM_ClusterChurnInProcess(benchmark::State& state, Churn churn) {
+  auto cluster = nodeplan::Cluster::Create(ChurnSetup().initial);
+  if (!cluster.ok()) {
+    state.SkipWithError(std::string(cluster.status().message()).c_str());
+    return;
+  }
+  // Updates are built outside the timed region (a controller has them from
+  // its informers).
+  const nodeplan::v1::ClusterUpdate updates[2] = {ChurnUpdate(churn, 0),
+                                                  ChurnUpdate(churn, 1)};
+  const ScheduleRequest what_if;
+  int64_t i = 0;
+  for (auto _ : state) {
+    if (!(*cluster)->Update(updates[i++ % 2]).ok()) {
+      state.SkipWithError("update failed");
+      return;
+    }
+    auto resp = (*cluster)->Schedule(what_if);
+    if (!resp.ok()) {
+      state.SkipWithError(std::string(resp.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(resp->cost());
+  }
+}
+
+void BM_ClusterChurnCAbi(benchmark::State& state, Churn churn) {
+  const std::string initial = ChurnSetup().initial.SerializeAsString();
+  nodeplan_cluster* cluster = nullptr;
+  char* error = nullptr;
+  if (nodeplan_cluster_new(initial.data(), initial.size(), &cluster, &error) !=
+      0) {
+    state.SkipWithError(error);
+    nodeplan_free(error);
+    return;
+  }
+  const std::string updates[2] = {ChurnUpdate(churn, 0).SerializeAsString(),
+                                  ChurnUpdate(churn, 1).SerializeAsString()};
+  const std::string what_if = ScheduleRequest().SerializeAsString();
+  int64_t i = 0;
+  for (auto _ : state) {
+    const std::string& u = updates[i++ % 2];
+    void* out = nullptr;
+    size_t out_len = 0;
+    if (nodeplan_cluster_update(cluster, u.data(), u.size(), &out, &out_len,
+                                &error) != 0) {
+      state.SkipWithError(error);
+      nodeplan_free(error);
+      break;
+    }
+    nodeplan_free(out);
+    if (nodeplan_cluster_schedule(cluster, what_if.data(), what_if.size(), &out,
+                                  &out_len, &error) != 0) {
+      state.SkipWithError(error);
+      nodeplan_free(error);
+      break;
+    }
+    ScheduleResponse plan;
+    plan.ParseFromArray(out, static_cast<int>(out_len));
+    nodeplan_free(out);
+    benchmark::DoNotOptimize(plan.cost());
+  }
+  nodeplan_cluster_free(cluster);
+}
+
+BENCHMARK_CAPTURE(BM_ClusterChurnInProcess, pending, Churn::kPending)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ClusterChurnCAbi, pending, Churn::kPending)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ClusterChurnInProcess, bound, Churn::kBound)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ClusterChurnCAbi, bound, Churn::kBound)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -56,13 +56,14 @@ int nodeplan_cluster_new(const void* update, size_t update_len,
 int nodeplan_cluster_update(nodeplan_cluster* cluster, const void* update,
                             size_t update_len, void** response,
                             size_t* response_len, char** error) {
-  return nodeplan::capi::ParseAndCall<ClusterUpdate, ClusterUpdateResponse>(
+  return nodeplan::capi::ParseOwnedAndCall<ClusterUpdate,
+                                           ClusterUpdateResponse>(
       update, update_len, {response, response_len, error},
-      [&](const ClusterUpdate& req) -> absl::StatusOr<ClusterUpdateResponse> {
+      [&](ClusterUpdate&& req) -> absl::StatusOr<ClusterUpdateResponse> {
         if (cluster == nullptr || cluster->cluster == nullptr) {
           return NullCluster();
         }
-        return cluster->cluster->Update(req);
+        return cluster->cluster->Update(std::move(req));
       });
 }
 

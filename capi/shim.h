@@ -13,6 +13,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -126,6 +127,34 @@ int ParseAndCall(const void* data, size_t len, const Outputs& out,
     ParsedRequest<Request> request(data, len);
     if (!request.status().ok()) return request.status();
     return decide(*request);
+  });
+}
+
+// A request parsed (ParseRequest()) on the heap, for a callee that moves
+// from it: what it keeps then costs a swap, not a copy out of an arena.
+template <typename Request>
+class OwnedRequest {
+ public:
+  OwnedRequest(const void* data, size_t len)
+      : status_(ParseRequest(data, len, message_)) {}
+  OwnedRequest(const OwnedRequest&) = delete;
+  OwnedRequest& operator=(const OwnedRequest&) = delete;
+  const absl::Status& status() const { return status_; }
+  Request& operator*() { return message_; }
+
+ private:
+  Request message_;
+  absl::Status status_;
+};
+
+// ParseAndCall for a `decide` that takes the request by rvalue reference.
+template <typename Request, typename Response, typename Decide>
+int ParseOwnedAndCall(const void* data, size_t len, const Outputs& out,
+                      Decide&& decide) noexcept {
+  return Call(out, [&]() -> absl::StatusOr<Response> {
+    OwnedRequest<Request> request(data, len);
+    if (!request.status().ok()) return request.status();
+    return decide(std::move(*request));
   });
 }
 

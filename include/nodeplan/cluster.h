@@ -38,6 +38,11 @@ class Cluster {
   // in `upserts`.
   virtual absl::StatusOr<v1::ClusterUpdateResponse> Update(
       const v1::ClusterUpdate& update) = 0;
+  // The same, moving the upserted objects out of `update` instead of
+  // copying them (what a caller that parsed the update for this call
+  // wants).
+  virtual absl::StatusOr<v1::ClusterUpdateResponse> Update(
+      v1::ClusterUpdate&& update) = 0;
 
   // Schedule on the cluster. `request` adds what-if pending pods and
   // Deployments and sets the options; its other fields must be empty.

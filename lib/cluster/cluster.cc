@@ -9,6 +9,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/btree_map.h"
@@ -55,6 +56,7 @@ struct Kind {
   bool namespaced;
   Store<T> Objects::*store;
   const RepeatedPtrField<T>& (Set::*upserts)() const;
+  RepeatedPtrField<T>* (Set::*mutable_upserts)();
   RepeatedPtrField<T>* (Request::*field)();
 };
 
@@ -65,35 +67,45 @@ void ForEachKind(F&& f) {
   using M = v1::ManifestSet;
   using D = v1::DisruptRequest;
   f(Kind<v1::NodePool, M, D>{"NodePool", false, &Objects::node_pools,
-                             &M::node_pools, &D::mutable_node_pools});
+                             &M::node_pools, &M::mutable_node_pools,
+                             &D::mutable_node_pools});
   f(Kind<v1::NodeClass, M, D>{"NodeClass", false, &Objects::node_classes,
-                              &M::node_classes, &D::mutable_node_classes});
+                              &M::node_classes, &M::mutable_node_classes,
+                              &D::mutable_node_classes});
   f(Kind<v1::NodeOverlay, M, D>{"NodeOverlay", false, &Objects::node_overlays,
-                                &M::node_overlays, &D::mutable_node_overlays});
+                                &M::node_overlays, &M::mutable_node_overlays,
+                                &D::mutable_node_overlays});
   f(Kind<v1::Node, M, D>{"Node", false, &Objects::nodes, &M::nodes,
-                         &D::mutable_nodes});
+                         &M::mutable_nodes, &D::mutable_nodes});
   f(Kind<v1::NodeClaim, M, D>{"NodeClaim", false, &Objects::node_claims,
-                              &M::node_claims, &D::mutable_node_claims});
-  f(Kind<v1::Pod, M, D>{"Pod", true, &Objects::pods, &M::pods,
+                              &M::node_claims, &M::mutable_node_claims,
+                              &D::mutable_node_claims});
+  f(Kind<v1::Pod, M, D>{"Pod", true, &Objects::pods, &M::pods, &M::mutable_pods,
                         &D::mutable_pods});
   f(Kind<v1::DaemonSet, M, D>{"DaemonSet", true, &Objects::daemon_sets,
-                              &M::daemon_sets, &D::mutable_daemon_sets});
+                              &M::daemon_sets, &M::mutable_daemon_sets,
+                              &D::mutable_daemon_sets});
   f(Kind<v1::Deployment, M, D>{"Deployment", true, &Objects::deployments,
-                               &M::deployments, &D::mutable_deployments});
+                               &M::deployments, &M::mutable_deployments,
+                               &D::mutable_deployments});
   f(Kind<v1::PodDisruptionBudget, M, D>{
       "PodDisruptionBudget", true, &Objects::pod_disruption_budgets,
-      &M::pod_disruption_budgets, &D::mutable_pod_disruption_budgets});
+      &M::pod_disruption_budgets, &M::mutable_pod_disruption_budgets,
+      &D::mutable_pod_disruption_budgets});
   f(Kind<v1::PersistentVolumeClaim, M, D>{
       "PersistentVolumeClaim", true, &Objects::persistent_volume_claims,
-      &M::persistent_volume_claims, &D::mutable_persistent_volume_claims});
+      &M::persistent_volume_claims, &M::mutable_persistent_volume_claims,
+      &D::mutable_persistent_volume_claims});
   f(Kind<v1::PersistentVolume, M, D>{
       "PersistentVolume", false, &Objects::persistent_volumes,
-      &M::persistent_volumes, &D::mutable_persistent_volumes});
-  f(Kind<v1::StorageClass, M, D>{"StorageClass", false,
-                                 &Objects::storage_classes, &M::storage_classes,
-                                 &D::mutable_storage_classes});
+      &M::persistent_volumes, &M::mutable_persistent_volumes,
+      &D::mutable_persistent_volumes});
+  f(Kind<v1::StorageClass, M, D>{
+      "StorageClass", false, &Objects::storage_classes, &M::storage_classes,
+      &M::mutable_storage_classes, &D::mutable_storage_classes});
   f(Kind<v1::Namespace, M, D>{"Namespace", false, &Objects::namespaces,
-                              &M::namespaces, &D::mutable_namespaces});
+                              &M::namespaces, &M::mutable_namespaces,
+                              &D::mutable_namespaces});
 }
 
 std::string ObjectKey(bool namespaced, const std::string& ns,
@@ -118,54 +130,14 @@ class ClusterImpl : public Cluster {
   absl::StatusOr<v1::ClusterUpdateResponse> Update(
       const v1::ClusterUpdate& update) override {
     if (absl::Status s = Check(update); !s.ok()) return s;
-    std::unique_lock lock(mu_);
-    v1::ClusterUpdateResponse out;
-    bool compiled_inputs_changed = false;
-    for (const v1::ObjectRef& ref : update.deletes()) {
-      ForEachKind([&](const auto& kind) {
-        if (ref.kind() != kind.name) return;
-        auto& store = objects_.*kind.store;
-        if (store.erase(
-                ObjectKey(kind.namespaced, ref.namespace_(), ref.name())) > 0) {
-          out.set_deleted(out.deleted() + 1);
-          if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
-        } else {
-          out.set_not_found(out.not_found() + 1);
-        }
-      });
-    }
-    ForEachKind([&](const auto& kind) {
-      auto& store = objects_.*kind.store;
-      for (const auto& object : (update.upserts().*kind.upserts)()) {
-        using T = std::decay_t<decltype(object)>;
-        store[ObjectKey(kind.namespaced, object.metadata().namespace_(),
-                        object.metadata().name())] =
-            std::make_unique<T>(object);
-        out.set_upserted(out.upserted() + 1);
-        if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
-      }
-    });
-    if (update.has_catalog() || !update.catalog_ref().empty()) {
-      catalog_ = update.catalog();
-      catalog_ref_ = update.catalog_ref();
-      compiled_inputs_changed = true;
-    }
-    if (update.set_unavailable_offerings()) {
-      unavailable_.assign(update.unavailable_offerings().begin(),
-                          update.unavailable_offerings().end());
-      compiled_inputs_changed = true;
-    }
-    if (compiled_inputs_changed) {
-      std::lock_guard cache(cache_mu_);
-      snapshot_.reset();
-    }
-    out.set_generation(++generation_);
-    int objects = 0;
-    ForEachKind([&](const auto& kind) {
-      objects += static_cast<int>((objects_.*kind.store).size());
-    });
-    out.set_objects(objects);
-    return out;
+    v1::ClusterUpdate copy = update;
+    return Apply(copy);
+  }
+
+  absl::StatusOr<v1::ClusterUpdateResponse> Update(
+      v1::ClusterUpdate&& update) override {
+    if (absl::Status s = Check(update); !s.ok()) return s;
+    return Apply(update);
   }
 
   absl::StatusOr<v1::ScheduleResponse> Schedule(
@@ -259,6 +231,94 @@ class ClusterImpl : public Cluster {
   }
 
  private:
+  // Update's body, once the update is checked: the upserted objects are
+  // moved out of `update` into the store.
+  absl::StatusOr<v1::ClusterUpdateResponse> Apply(v1::ClusterUpdate& update) {
+    std::unique_lock lock(mu_);
+    v1::ClusterUpdateResponse out;
+    bool compiled_inputs_changed = false;
+    // Anything but unbound pods coming and going (what the compiled state
+    // holds) invalidates the compiled state.
+    bool state_changed = false;
+    for (const v1::ObjectRef& ref : update.deletes()) {
+      ForEachKind([&](const auto& kind) {
+        if (ref.kind() != kind.name) return;
+        auto& store = objects_.*kind.store;
+        const std::string key =
+            ObjectKey(kind.namespaced, ref.namespace_(), ref.name());
+        auto it = store.find(key);
+        if (it != store.end()) {
+          using T =
+              typename std::decay_t<decltype(store)>::mapped_type::element_type;
+          if (!OnlyPending(it->second.get())) state_changed = true;
+          if constexpr (std::is_same_v<T, v1::Pod>) pending_pods_.erase(key);
+          store.erase(it);
+          out.set_deleted(out.deleted() + 1);
+          if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
+        } else {
+          out.set_not_found(out.not_found() + 1);
+        }
+      });
+    }
+    ForEachKind([&](const auto& kind) {
+      auto& store = objects_.*kind.store;
+      for (auto& object :
+           *(update.mutable_upserts()->*kind.mutable_upserts)()) {
+        using T = std::decay_t<decltype(object)>;
+        const std::string key =
+            ObjectKey(kind.namespaced, object.metadata().namespace_(),
+                      object.metadata().name());
+        std::unique_ptr<T>& slot = store[key];
+        if (slot != nullptr && !OnlyPending(slot.get())) state_changed = true;
+        if (!OnlyPending(&object)) state_changed = true;
+        slot = std::make_unique<T>(std::move(object));
+        if constexpr (std::is_same_v<T, v1::Pod>) {
+          if (slot->spec().node_name().empty()) {
+            pending_pods_[key] = slot.get();
+          } else {
+            pending_pods_.erase(key);
+          }
+        }
+        out.set_upserted(out.upserted() + 1);
+        if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
+      }
+    });
+    if (update.has_catalog() || !update.catalog_ref().empty()) {
+      catalog_ = update.catalog();
+      catalog_ref_ = update.catalog_ref();
+      compiled_inputs_changed = true;
+    }
+    if (update.set_unavailable_offerings()) {
+      unavailable_.assign(update.unavailable_offerings().begin(),
+                          update.unavailable_offerings().end());
+      compiled_inputs_changed = true;
+    }
+    if (compiled_inputs_changed) {
+      std::lock_guard cache(cache_mu_);
+      snapshot_.reset();
+    }
+    if (state_changed || compiled_inputs_changed) ++state_generation_;
+    out.set_generation(++generation_);
+    int objects = 0;
+    ForEachKind([&](const auto& kind) {
+      objects += static_cast<int>((objects_.*kind.store).size());
+    });
+    out.set_objects(objects);
+    return out;
+  }
+
+  // An unbound pod: the compiled state does not hold it (Schedule takes the
+  // cluster's pending pods per call), so it may come and go without a
+  // rebuild. Every other object is part of the compiled state.
+  template <typename T>
+  static bool OnlyPending(const T* object) {
+    if constexpr (std::is_same_v<T, v1::Pod>) {
+      return object->spec().node_name().empty();
+    } else {
+      return false;
+    }
+  }
+
   static bool IsCompiledInput(absl::string_view kind) {
     return kind == "NodePool" || kind == "NodeClass" || kind == "NodeOverlay";
   }
@@ -335,9 +395,14 @@ class ClusterImpl : public Cluster {
   std::string catalog_ref_;
   std::vector<v1::UnavailableOffering> unavailable_;
   int64_t generation_ = 0;
+  // Bumped by every Update that changes more than unbound pods: the
+  // compiled state is kept per state generation.
+  int64_t state_generation_ = 0;
+  // The stored unbound pods, in key order (what ScheduleOnModel places).
+  absl::btree_map<std::string, const v1::Pod*> pending_pods_;
   // The cluster's state compiled for Schedule (scheduling/cluster_model.h):
   // nodes, NodeClaims, bound pods, DaemonSets and volumes in canonical
-  // order, for one generation and one set of options.
+  // order, for one state generation, snapshot and set of options.
   struct StateModel {
     int64_t generation = -1;
     std::string options;
@@ -345,7 +410,8 @@ class ClusterImpl : public Cluster {
     v1::ScheduleRequest* state = nullptr;
     std::unique_ptr<canonical::CanonicalRequest<v1::ScheduleRequest>> view;
     std::unique_ptr<scheduling::ClusterModel> model;
-    std::vector<const v1::Pod*> pending;  // the cluster's unbound pods
+    // The snapshot the model was compiled over.
+    std::shared_ptr<const Snapshot> snapshot;
   };
 
   // Schedule as a simulation on the compiled state, when that gives the
@@ -376,7 +442,7 @@ class ClusterImpl : public Cluster {
     google::protobuf::Arena arena;
     auto* pending =
         google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
-    for (const v1::Pod* p : m->pending)
+    for (const auto& [key, p] : pending_pods_)
       pending->mutable_pods()->UnsafeArenaAddAllocated(const_cast<v1::Pod*>(p));
     for (const v1::Pod& p : request.pods())
       pending->mutable_pods()->UnsafeArenaAddAllocated(
@@ -407,23 +473,21 @@ class ClusterImpl : public Cluster {
       const v1::ScheduleOptions& options) const {
     std::string key = DeterministicBytes(options);
     std::lock_guard cache(cache_mu_);
-    if (model_ != nullptr && model_->generation == generation_ &&
-        model_->options == key)
+    if (model_ != nullptr && model_->generation == state_generation_ &&
+        model_->options == key && model_->snapshot == snapshot)
       return model_;
     auto m = std::make_shared<StateModel>();
-    m->generation = generation_;
+    m->generation = state_generation_;
     m->options = key;
+    m->snapshot = snapshot;
     m->state =
         google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&m->arena);
     v1::ScheduleRequest& st = *m->state;
     Point(objects_.nodes, st.mutable_nodes());
     Point(objects_.node_claims, st.mutable_node_claims());
     for (const auto& [key, pod] : objects_.pods) {
-      if (pod->spec().node_name().empty()) {
-        m->pending.push_back(pod.get());
-      } else {
+      if (!pod->spec().node_name().empty())
         st.mutable_pods()->UnsafeArenaAddAllocated(pod.get());
-      }
     }
     Point(objects_.daemon_sets, st.mutable_daemon_sets());
     Point(objects_.persistent_volume_claims,

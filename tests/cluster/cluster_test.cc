@@ -116,6 +116,118 @@ TEST(ClusterTest, ScheduleOnTheCompiledStateEqualsTheOneShotCall) {
   }
 }
 
+// The cluster's contents and `what_if`'s pods and options as one request.
+v1::ScheduleRequest OneShot(const Cluster& c,
+                            const v1::ScheduleRequest& what_if) {
+  const v1::DisruptRequest all = c.Contents();
+  v1::ScheduleRequest r;
+  *r.mutable_node_pools() = all.node_pools();
+  *r.mutable_node_classes() = all.node_classes();
+  *r.mutable_node_overlays() = all.node_overlays();
+  *r.mutable_nodes() = all.nodes();
+  *r.mutable_node_claims() = all.node_claims();
+  *r.mutable_pods() = all.pods();
+  *r.mutable_daemon_sets() = all.daemon_sets();
+  *r.mutable_persistent_volume_claims() = all.persistent_volume_claims();
+  *r.mutable_persistent_volumes() = all.persistent_volumes();
+  *r.mutable_storage_classes() = all.storage_classes();
+  *r.mutable_namespaces() = all.namespaces();
+  if (all.has_catalog()) *r.mutable_catalog() = all.catalog();
+  r.set_catalog_ref(all.catalog_ref());
+  for (const v1::Pod& p : what_if.pods()) *r.add_pods() = p;
+  *r.mutable_options() = what_if.options();
+  return r;
+}
+
+// Pending pods come and go (kept without rebuilding the compiled state),
+// then one binds and one bound pod goes (the state is rebuilt): after each
+// update the handle answers as the one-shot call on its contents.
+TEST(ClusterTest, ChurnOfPendingAndBoundPodsKeepsTheOneShotAnswer) {
+  workload::RandomClusterOptions options;
+  options.max_existing_nodes = 6;
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    v1::ScheduleRequest req = workload::RandomCluster(seed, options);
+    req.clear_deployments();
+    v1::ClusterUpdate u;
+    v1::ManifestSet& m = *u.mutable_upserts();
+    *m.mutable_node_pools() = req.node_pools();
+    *m.mutable_node_classes() = req.node_classes();
+    *m.mutable_nodes() = req.nodes();
+    *m.mutable_node_claims() = req.node_claims();
+    *m.mutable_daemon_sets() = req.daemon_sets();
+    *m.mutable_persistent_volume_claims() = req.persistent_volume_claims();
+    *m.mutable_persistent_volumes() = req.persistent_volumes();
+    *m.mutable_storage_classes() = req.storage_classes();
+    *m.mutable_namespaces() = req.namespaces();
+    if (req.has_catalog()) *u.mutable_catalog() = req.catalog();
+    u.set_catalog_ref(req.catalog_ref());
+    std::vector<v1::Pod> pending, bound;
+    for (const v1::Pod& p : req.pods())
+      (p.spec().node_name().empty() ? pending : bound).push_back(p);
+    for (const v1::Pod& p : bound) *m.add_pods() = p;
+    absl::StatusOr<std::unique_ptr<Cluster>> c = Cluster::Create(u);
+    ASSERT_TRUE(c.ok()) << "seed " << seed << ": " << c.status();
+    v1::ScheduleRequest what_if;
+    *what_if.mutable_options() = req.options();
+    auto check = [&](const char* step) {
+      absl::StatusOr<v1::ScheduleResponse> one_shot =
+          Schedule(OneShot(**c, what_if));
+      absl::StatusOr<v1::ScheduleResponse> on_cluster = (*c)->Schedule(what_if);
+      ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << "seed " << seed << step;
+      if (!one_shot.ok()) return;
+      EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster))
+          << "seed " << seed << " " << step;
+      ++compared;
+    };
+    check("bound only");
+    // Pending pods arrive one update at a time.
+    for (const v1::Pod& p : pending) {
+      v1::ClusterUpdate add;
+      *add.mutable_upserts()->add_pods() = p;
+      ASSERT_TRUE((*c)->Update(add).ok());
+      check("pending added");
+    }
+    if (!pending.empty()) {
+      // One goes away, one changes its requests.
+      v1::ClusterUpdate change;
+      v1::ObjectRef* ref = change.add_deletes();
+      ref->set_kind("Pod");
+      ref->set_namespace_(pending[0].metadata().namespace_());
+      ref->set_name(pending[0].metadata().name());
+      if (pending.size() > 1) {
+        v1::Pod bigger = pending.back();
+        (*bigger.mutable_spec()
+              ->mutable_containers(0)
+              ->mutable_resources()
+              ->mutable_requests())["cpu"] = "1500m";
+        *change.mutable_upserts()->add_pods() = bigger;
+      }
+      ASSERT_TRUE((*c)->Update(change).ok());
+      check("pending changed");
+    }
+    if (pending.size() > 1 && req.nodes_size() > 0) {
+      // A pending pod binds to a node: the compiled state is rebuilt.
+      v1::Pod binds = pending[1];
+      binds.mutable_spec()->set_node_name(req.nodes(0).metadata().name());
+      v1::ClusterUpdate bind;
+      *bind.mutable_upserts()->add_pods() = binds;
+      ASSERT_TRUE((*c)->Update(bind).ok());
+      check("pod bound");
+    }
+    if (!bound.empty()) {
+      v1::ClusterUpdate gone;
+      v1::ObjectRef* ref = gone.add_deletes();
+      ref->set_kind("Pod");
+      ref->set_namespace_(bound[0].metadata().namespace_());
+      ref->set_name(bound[0].metadata().name());
+      ASSERT_TRUE((*c)->Update(gone).ok());
+      check("bound pod deleted");
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
 TEST(ClusterTest, ScheduleSeesWhatIfPodsOnTheClustersNodes) {
   std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
   ASSERT_NE(c, nullptr);
