@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -189,11 +190,17 @@ absl::StatusOr<ResourceVector> ParseQuantities(
   // (Quantity.Value()) would let a type hold more than Karpenter's exact
   // comparison does ("pods: 0.5" fitted one pod; found by tests/fuzz). A
   // catalog is nodeplan's own format, so such a value is refused.
-  const std::map<std::string, std::string> sorted(list.begin(), list.end());
-  for (const auto& [name, text] : sorted) {
-    if (name == "cpu") continue;
+  auto fractional = [](const std::string& name, const std::string& text) {
+    if (name == "cpu") return false;
     absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
-    if (milli.ok() && *milli % 1000 != 0) {
+    return milli.ok() && *milli % 1000 != 0;
+  };
+  if (absl::c_any_of(
+          list, [&](const auto& e) { return fractional(e.first, e.second); })) {
+    // The first in name order, whatever the map's iteration order.
+    const std::map<std::string, std::string> sorted(list.begin(), list.end());
+    for (const auto& [name, text] : sorted) {
+      if (!fractional(name, text)) continue;
       return absl::InvalidArgumentError(absl::StrCat(
           TypePath(i, in), ": ", field, "[", name, "]: Invalid value: \"", text,
           "\": must be a whole number of units"));

@@ -5,9 +5,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/limits.h"
 #include "nodeplan/quantity.h"
@@ -82,12 +84,29 @@ void CheckAffinityTerms(
 }
 
 // Requests, limits and overhead: quantities, never negative (the API
-// server's ValidateResourceQuantityValue). Schedule refuses the same where
-// it parses them, so only Validate runs this.
+// server's ValidateResourceQuantityValue). Schedule and Disrupt run this on
+// every pod, also those they never place (terminal pods, pods bound to a
+// node the request lacks, DaemonSet pods): the API server would have
+// refused them (found by tests/fuzz). So it costs no allocation unless a
+// quantity is wrong: the path is built, and the names sorted, only then.
+bool ValidQuantity(const std::string& name, const std::string& text) {
+  absl::StatusOr<int64_t> value =
+      name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
+  return value.ok() && *value >= 0;
+}
+
 void CheckQuantities(
-    absl::string_view path,
+    absl::FunctionRef<std::string()> path,
     const google::protobuf::Map<std::string, std::string>& list, Reporter& r) {
-  if (list.empty()) return;
+  bool all_valid = true;
+  for (const auto& [name, text] : list) {
+    if (!ValidQuantity(name, text)) {
+      all_valid = false;
+      break;
+    }
+  }
+  if (all_valid) return;
+  const std::string at = path();
   std::vector<std::string> names;
   for (const auto& [name, text] : list) names.push_back(name);
   std::sort(names.begin(), names.end());
@@ -96,11 +115,11 @@ void CheckQuantities(
     absl::StatusOr<int64_t> value =
         name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
     if (!value.ok()) {
-      r.Add(absl::StrCat(path, "[", name, "]"),
+      r.Add(absl::StrCat(at, "[", name, "]"),
             absl::StrCat("Invalid value: \"", text.substr(0, 60),
                          "\": ", value.status().message()));
     } else if (*value < 0) {
-      r.Add(absl::StrCat(path, "[", name, "]"),
+      r.Add(absl::StrCat(at, "[", name, "]"),
             absl::StrCat("Invalid value: \"", text,
                          "\": must be greater than or equal to 0"));
     }
@@ -108,27 +127,27 @@ void CheckQuantities(
 }
 
 void CheckContainers(
-    absl::string_view path,
+    absl::string_view path, absl::string_view field,
     const google::protobuf::RepeatedPtrField<v1::Container>& cs, Reporter& r) {
   for (int i = 0; i < cs.size(); ++i) {
-    const std::string c = absl::StrCat(path, "[", i, "].resources");
-    CheckQuantities(absl::StrCat(c, ".requests"), cs[i].resources().requests(),
+    auto at = [&](const char* list) {
+      return absl::StrCat(path, ".", field, "[", i, "].resources.", list);
+    };
+    CheckQuantities([&] { return at("requests"); },
+                    cs[i].resources().requests(), r);
+    CheckQuantities([&] { return at("limits"); }, cs[i].resources().limits(),
                     r);
-    CheckQuantities(absl::StrCat(c, ".limits"), cs[i].resources().limits(), r);
   }
 }
 
 // The scheduling fields of a pod spec the API server validates and nodeplan
-// reads: resources (when `quantities`), topology spread constraints and
+// reads: resources, topology spread constraints and
 // affinity terms.
-void CheckSpec(const v1::PodSpec& spec, absl::string_view path, bool quantities,
-               Reporter& r) {
-  if (quantities) {
-    CheckContainers(absl::StrCat(path, ".containers"), spec.containers(), r);
-    CheckContainers(absl::StrCat(path, ".initContainers"),
-                    spec.init_containers(), r);
-    CheckQuantities(absl::StrCat(path, ".overhead"), spec.overhead(), r);
-  }
+void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
+  CheckContainers(path, "containers", spec.containers(), r);
+  CheckContainers(path, "initContainers", spec.init_containers(), r);
+  CheckQuantities([&] { return absl::StrCat(path, ".overhead"); },
+                  spec.overhead(), r);
   const auto& spreads = spec.topology_spread_constraints();
   for (int i = 0; i < spreads.size(); ++i) {
     const v1::TopologySpreadConstraint& t = spreads[i];
@@ -189,15 +208,22 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, bool quantities,
 
 // Names are unique per kind (and namespace): the API server answers
 // AlreadyExists to a second create. Unnamed objects are not compared.
+// Compared as (namespace, name) views, without building a key per object.
 template <typename T, typename KeyFn>
 void CheckUnique(const google::protobuf::RepeatedPtrField<T>& objects,
-                 absl::string_view kind, KeyFn key, v1::ValidateResponse* out) {
-  absl::flat_hash_set<std::string> seen;
+                 absl::string_view kind, KeyFn key, v1::ValidateResponse* out,
+                 bool namespaced = true) {
+  absl::flat_hash_set<std::pair<absl::string_view, absl::string_view>> seen;
+  seen.reserve(objects.size());
   for (const T& o : objects) {
     if (o.metadata().name().empty()) continue;
-    std::string k = key(o.metadata());
-    if (seen.insert(k).second) continue;
-    Violations v(absl::StrCat(kind, " ", k), out);
+    absl::string_view ns;
+    if (namespaced) {
+      ns = o.metadata().namespace_();
+      if (ns.empty()) ns = "default";
+    }
+    if (seen.insert({ns, o.metadata().name()}).second) continue;
+    Violations v(absl::StrCat(kind, " ", key(o.metadata())), out);
     v.Duplicate("metadata.name", o.metadata().name());
   }
 }
@@ -261,19 +287,19 @@ absl::Status CheckLimits(const Workload& w) {
 
 namespace {
 
-void AddViolations(const Workload& w, bool quantities,
-                   v1::ValidateResponse* out) {
+void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   if (w.node_pools != nullptr) {
     CheckUnique(
         *w.node_pools, "NodePool",
-        [](const v1::ObjectMeta& m) { return m.name(); }, out);
+        [](const v1::ObjectMeta& m) { return m.name(); }, out,
+        /*namespaced=*/false);
   }
   if (w.pods != nullptr) {
     for (const v1::Pod& p : *w.pods) {
       Reporter r(
           [&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
           out);
-      CheckSpec(p.spec(), "spec", quantities, r);
+      CheckSpec(p.spec(), "spec", r);
     }
     CheckUnique(*w.pods, "Pod", NamespacedName, out);
   }
@@ -289,8 +315,7 @@ void AddViolations(const Workload& w, bool quantities,
               absl::StrCat("Invalid value: ", d.spec().replicas(),
                            ": must be greater than or equal to 0"));
       }
-      CheckSpec(d.spec().template_().spec(), "spec.template.spec", quantities,
-                r);
+      CheckSpec(d.spec().template_().spec(), "spec.template.spec", r);
     }
     CheckUnique(*w.deployments, "Deployment", NamespacedName, out);
   }
@@ -299,15 +324,13 @@ void AddViolations(const Workload& w, bool quantities,
 }  // namespace
 
 void AddWorkloadViolations(const Workload& w, v1::ValidateResponse* out) {
-  AddViolations(w, /*quantities=*/true, out);
+  AddViolations(w, out);
 }
 
 absl::Status CheckWorkload(const Workload& w) {
   if (absl::Status s = CheckLimits(w); !s.ok()) return s;
   v1::ValidateResponse found;
-  // Quantities are checked (with the same messages) where Schedule parses
-  // them.
-  AddViolations(w, /*quantities=*/false, &found);
+  AddViolations(w, &found);
   // A NodePool requirement the CRD's schema refuses (no key, no or an
   // unknown operator, Gt without one integer, a restricted key) would make
   // every decision built on it meaningless (found by tests/fuzz: an empty

@@ -167,9 +167,12 @@ spec: {containers: [{name: c}]}
         ->mutable_requests())["memory"] = digits;
   absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
   ASSERT_FALSE(resp.ok());
+  // Refused by the API server's rules, which run on every pod first.
   EXPECT_THAT(resp.status().message(),
-              HasSubstr("containers[0].resources.requests[memory]: quantity of "
-                        "100000000 characters"));
+              HasSubstr("Pod default/p: spec.containers[0].resources.requests["
+                        "memory]: Invalid value: \"777"));
+  EXPECT_THAT(resp.status().message(),
+              HasSubstr("quantity of 100000000 characters"));
   // Long but legitimate quantities still parse.
   EXPECT_EQ(*ParseQuantityMilli("0000000000000000000000000000001.5"), 1500);
 }
@@ -293,6 +296,40 @@ spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
 
 namespace nodeplan::hardening {
 namespace {
+
+// Found by both structure-aware fuzzers: a malformed quantity in a pod that
+// Schedule or Disrupt never places (terminal, bound to a node the request
+// lacks, owned by a DaemonSet) was never parsed, so the request was
+// answered although the API server could not have held such a pod. Every
+// pod's quantities are now checked first.
+TEST(WorkloadInputsTest, MalformedQuantitiesOfUnplacedPodsAreRefused) {
+  const char* variants[] = {
+      "spec: {nodeName: gone, containers: [{name: c, resources: {requests: "
+      "{memory: Pending}}}]}",
+      "spec: {containers: [{name: c, resources: {limits: {cpu: 5p6}}}]}\n"
+      "status: {phase: Succeeded}",
+  };
+  for (const char* spec : variants) {
+    SCOPED_TRACE(spec);
+    v1::ScheduleRequest r = WithPool(absl::StrCat(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: "
+        "default}\n",
+        spec, "\n"));
+    ASSERT_EQ(r.pods_size(), 1);
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(),
+                HasSubstr("Pod default/p: spec.containers[0].resources."));
+    v1::DisruptRequest d;
+    *d.mutable_node_pools() = r.node_pools();
+    *d.mutable_catalog() = r.catalog();
+    *d.mutable_pods() = r.pods();
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    ASSERT_FALSE(disrupt.ok());
+    EXPECT_THAT(disrupt.status().message(), HasSubstr("Pod default/p"));
+  }
+}
 
 // Found by fuzz_schedule_request: a NodePool requirement with neither key
 // nor operator (which the CRD schema refuses, and which LoadManifests
