@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
 #include "canonical/canonical_order.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
+#include "nodeplan/limits.h"
 #include "nodeplan/schedule.h"
 #include "optimize/packing.h"
 #include "scheduling/cluster_model.h"
@@ -251,7 +253,10 @@ class ClusterImpl : public Cluster {
           using T =
               typename std::decay_t<decltype(store)>::mapped_type::element_type;
           if (!OnlyPending(it->second.get())) state_changed = true;
-          if constexpr (std::is_same_v<T, v1::Pod>) pending_pods_.erase(key);
+          if constexpr (std::is_same_v<T, v1::Pod>) {
+            pending_pods_.erase(key);
+            invalid_pods_.erase(key);
+          }
           store.erase(it);
           out.set_deleted(out.deleted() + 1);
           if (IsCompiledInput(kind.name)) compiled_inputs_changed = true;
@@ -277,6 +282,11 @@ class ClusterImpl : public Cluster {
             pending_pods_[key] = slot.get();
           } else {
             pending_pods_.erase(key);
+          }
+          if (ValidAlone(*slot)) {
+            invalid_pods_.erase(key);
+          } else {
+            invalid_pods_.insert(key);
           }
         }
         out.set_upserted(out.upserted() + 1);
@@ -305,6 +315,18 @@ class ClusterImpl : public Cluster {
     });
     out.set_objects(objects);
     return out;
+  }
+
+  // Whether the API server's rules (validation::CheckWorkload) accept
+  // `pod` on its own.
+  static bool ValidAlone(const v1::Pod& pod) {
+    google::protobuf::RepeatedPtrField<v1::Pod> one;
+    one.UnsafeArenaAddAllocated(const_cast<v1::Pod*>(&pod));
+    validation::Workload workload;
+    workload.pods = &one;
+    const bool ok = validation::CheckWorkload(workload).ok();
+    one.UnsafeArenaReleaseLast();
+    return ok;
   }
 
   // An unbound pod: the compiled state does not hold it (Schedule takes the
@@ -400,6 +422,12 @@ class ClusterImpl : public Cluster {
   int64_t state_generation_ = 0;
   // The stored unbound pods, in key order (what ScheduleOnModel places).
   absl::btree_map<std::string, const v1::Pod*> pending_pods_;
+  // The stored pods the API server's rules refuse (validation::CheckWorkload
+  // on the pod alone), checked once when upserted: with none, the stored
+  // pods pass CheckWorkload together too (the store holds one pod per name,
+  // and the per-pod rules are all there is besides the pending-pod limit),
+  // so the compiled state need not validate 30,000 pods per rebuild.
+  absl::btree_set<std::string> invalid_pods_;
   // The cluster's state compiled for Schedule (scheduling/cluster_model.h):
   // nodes, NodeClaims, bound pods, DaemonSets and volumes in canonical
   // order, for one state generation, snapshot and set of options.
@@ -437,8 +465,16 @@ class ClusterImpl : public Cluster {
     }
     std::shared_ptr<StateModel> m = Model(snapshot, o);
     if (m == nullptr) return std::nullopt;
-    // The pending pods (the cluster's and the caller's) in canonical order,
-    // validated as the whole request would validate them.
+    // Validated as the whole request would validate them: every stored pod
+    // passed alone (Model checks), so the caller's pods alone, the pending
+    // total, and no caller's pod named like a stored one (above).
+    if (static_cast<int64_t>(pending_pods_.size()) + request.pods_size() >
+        limits::kMaxPendingPods)
+      return std::nullopt;
+    validation::Workload what_if;
+    what_if.pods = &request.pods();
+    if (!validation::CheckWorkload(what_if).ok()) return std::nullopt;
+    // The pending pods (the cluster's and the caller's) in canonical order.
     google::protobuf::Arena arena;
     auto* pending =
         google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena);
@@ -448,10 +484,6 @@ class ClusterImpl : public Cluster {
       pending->mutable_pods()->UnsafeArenaAddAllocated(
           const_cast<v1::Pod*>(&p));
     canonical::CanonicalRequest<v1::ScheduleRequest> sorted(*pending);
-    validation::Workload workload;
-    workload.pods = &sorted.get().pods();
-    workload.deployments = &sorted.get().deployments();
-    if (!validation::CheckWorkload(workload).ok()) return std::nullopt;
     scheduling::Simulation sim;
     sim.pods.reserve(sorted.get().pods_size());
     for (const v1::Pod& p : sorted.get().pods())
@@ -471,6 +503,9 @@ class ClusterImpl : public Cluster {
   std::shared_ptr<StateModel> Model(
       const std::shared_ptr<const Snapshot>& snapshot,
       const v1::ScheduleOptions& options) const {
+    // A stored pod the API server would refuse: the whole-request path
+    // names it.
+    if (!invalid_pods_.empty()) return nullptr;
     std::string key = DeterministicBytes(options);
     std::lock_guard cache(cache_mu_);
     if (model_ != nullptr && model_->generation == state_generation_ &&
@@ -498,9 +533,6 @@ class ClusterImpl : public Cluster {
     *st.mutable_options() = options;
     m->view =
         std::make_unique<canonical::CanonicalRequest<v1::ScheduleRequest>>(st);
-    validation::Workload workload;
-    workload.pods = &m->view->get().pods();
-    if (!validation::CheckWorkload(workload).ok()) return nullptr;
     absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
         scheduling::ClusterModel::Build(snapshot, m->view->get());
     if (!model.ok()) return nullptr;

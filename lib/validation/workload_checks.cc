@@ -238,11 +238,14 @@ absl::Status Exhausted(absl::string_view object, absl::string_view field,
 
 absl::Status CheckLimits(const Workload& w) {
   int64_t pending = 0;
-  auto spreads = [&](const v1::PodSpec& spec, absl::string_view object,
+  // `object` names the offender; built only for an error (this runs over
+  // every pod of every call).
+  auto spreads = [&](const v1::PodSpec& spec,
+                     absl::FunctionRef<std::string()> object,
                      absl::string_view path) -> absl::Status {
     const int n = spec.topology_spread_constraints_size();
     if (n <= limits::kMaxTopologySpreadConstraints) return absl::OkStatus();
-    return Exhausted(object, absl::StrCat(path, ".topologySpreadConstraints"),
+    return Exhausted(object(), absl::StrCat(path, ".topologySpreadConstraints"),
                      n, "constraints", limits::kMaxTopologySpreadConstraints,
                      "kMaxTopologySpreadConstraints");
   };
@@ -250,7 +253,9 @@ absl::Status CheckLimits(const Workload& w) {
     for (const v1::Pod& p : *w.pods) {
       if (p.spec().node_name().empty()) ++pending;
       absl::Status s = spreads(
-          p.spec(), absl::StrCat("Pod ", NamespacedName(p.metadata())), "spec");
+          p.spec(),
+          [&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
+          "spec");
       if (!s.ok()) return s;
     }
   }
@@ -270,8 +275,9 @@ absl::Status CheckLimits(const Workload& w) {
                          limits::kMaxReplicas, "kMaxReplicas");
       }
       pending += replicas;
-      absl::Status s =
-          spreads(d.spec().template_().spec(), object, "spec.template.spec");
+      absl::Status s = spreads(
+          d.spec().template_().spec(), [&] { return object; },
+          "spec.template.spec");
       if (!s.ok()) return s;
     }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
@@ -300,6 +301,41 @@ TEST(ClusterTest, AnswersDoNotDependOnUpdateOrder) {
     answers[i] = Bytes(*r);
   }
   EXPECT_EQ(answers[0], answers[1]);
+}
+
+// Stored pods are validated once, when upserted: a pod the API server would
+// refuse, bound or pending, makes Schedule refuse as the one-shot call does
+// (naming it), until it is replaced or deleted.
+TEST(ClusterTest, AStoredPodTheApiServerRefusesIsReportedUntilFixed) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  const v1::ScheduleRequest what_if;
+  ASSERT_TRUE(c->Schedule(what_if).ok());
+  v1::Pod bad = c->Contents().pods(0);
+  (*bad.mutable_spec()
+        ->mutable_containers(0)
+        ->mutable_resources()
+        ->mutable_requests())["cpu"] = "lots";
+  for (bool bound : {true, false}) {
+    SCOPED_TRACE(bound ? "bound" : "pending");
+    if (!bound) bad.mutable_spec()->clear_node_name();
+    v1::ClusterUpdate u;
+    *u.mutable_upserts()->add_pods() = bad;
+    ASSERT_TRUE(c->Update(u).ok());
+    absl::StatusOr<v1::ScheduleResponse> r = c->Schedule(what_if);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(r.status().message()),
+                ::testing::HasSubstr(bad.metadata().name()));
+    EXPECT_EQ(r.status(), Schedule(OneShot(*c, what_if)).status());
+  }
+  v1::ClusterUpdate fix;
+  v1::ObjectRef* ref = fix.add_deletes();
+  ref->set_kind("Pod");
+  ref->set_namespace_(bad.metadata().namespace_());
+  ref->set_name(bad.metadata().name());
+  ASSERT_TRUE(c->Update(fix).ok());
+  EXPECT_TRUE(c->Schedule(what_if).ok());
 }
 
 TEST(ClusterTest, BadUpdatesAreRefusedWhole) {
