@@ -116,6 +116,8 @@ struct Pass {
     workload.pods = &request.pods();
     workload.deployments = &request.deployments();
     workload.node_pools = &request.node_pools();
+    workload.SetClusterObjects(request);
+    workload.pod_disruption_budgets = &request.pod_disruption_budgets();
     if (absl::Status s = validation::CheckWorkload(workload); !s.ok()) {
       return s;
     }

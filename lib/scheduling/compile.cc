@@ -452,6 +452,8 @@ void ClearAwsTypeCache() { AwsTypeCache::Get().Clear(); }
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   validation::Workload workload;
   workload.node_pools = &base.node_pools();
+  workload.node_classes = &base.node_classes();
+  workload.node_overlays = &base.node_overlays();
   if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
   // One compiled catalog per distinct source (see CatalogGroups), its types
   // appended to c.types in group order.

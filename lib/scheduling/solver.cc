@@ -65,6 +65,7 @@ absl::Status SolveWith(const Compiled& snapshot,
     validation::Workload workload;
     workload.pods = &state.pods();
     workload.deployments = &state.deployments();
+    workload.SetClusterObjects(state);
     if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
   }
   auto opt = ParseOptions(state.options());

@@ -209,14 +209,22 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
 // Names are unique per kind (and namespace): the API server answers
 // AlreadyExists to a second create. Unnamed objects are not compared.
 // Compared as (namespace, name) views, without building a key per object.
+// An object without a name is refused as the API server refuses it (a
+// Deployment without one was planned as replicas "-0", "-1"...; found by
+// tests/fuzz).
 template <typename T, typename KeyFn>
 void CheckUnique(const google::protobuf::RepeatedPtrField<T>& objects,
                  absl::string_view kind, KeyFn key, v1::ValidateResponse* out,
                  bool namespaced = true) {
   absl::flat_hash_set<std::pair<absl::string_view, absl::string_view>> seen;
   seen.reserve(objects.size());
-  for (const T& o : objects) {
-    if (o.metadata().name().empty()) continue;
+  for (int i = 0; i < objects.size(); ++i) {
+    const T& o = objects[i];
+    if (o.metadata().name().empty()) {
+      Violations v(absl::StrCat(kind, " [", i, "]"), out);
+      v.Required("metadata.name");
+      continue;
+    }
     absl::string_view ns;
     if (namespaced) {
       ns = o.metadata().namespace_();
@@ -294,6 +302,25 @@ absl::Status CheckLimits(const Workload& w) {
 namespace {
 
 void AddViolations(const Workload& w, v1::ValidateResponse* out) {
+  auto unique = [&](auto list, absl::string_view kind, bool namespaced) {
+    if (list == nullptr) return;
+    CheckUnique(
+        *list, kind,
+        [namespaced](const v1::ObjectMeta& m) {
+          return namespaced ? NamespacedName(m) : m.name();
+        },
+        out, namespaced);
+  };
+  unique(w.node_classes, "NodeClass", false);
+  unique(w.node_overlays, "NodeOverlay", false);
+  unique(w.nodes, "Node", false);
+  unique(w.node_claims, "NodeClaim", false);
+  unique(w.daemon_sets, "DaemonSet", true);
+  unique(w.persistent_volume_claims, "PersistentVolumeClaim", true);
+  unique(w.persistent_volumes, "PersistentVolume", false);
+  unique(w.storage_classes, "StorageClass", false);
+  unique(w.namespaces, "Namespace", false);
+  unique(w.pod_disruption_budgets, "PodDisruptionBudget", true);
   if (w.node_pools != nullptr) {
     CheckUnique(
         *w.node_pools, "NodePool",

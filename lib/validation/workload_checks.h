@@ -17,10 +17,38 @@ namespace nodeplan::validation {
 
 // The objects of a request that the checks read; null fields are skipped.
 struct Workload {
-  const google::protobuf::RepeatedPtrField<v1::Pod>* pods = nullptr;
-  const google::protobuf::RepeatedPtrField<v1::Deployment>* deployments =
-      nullptr;
-  const google::protobuf::RepeatedPtrField<v1::NodePool>* node_pools = nullptr;
+  template <typename T>
+  using List = const google::protobuf::RepeatedPtrField<T>*;
+  List<v1::Pod> pods = nullptr;
+  List<v1::Deployment> deployments = nullptr;
+  List<v1::NodePool> node_pools = nullptr;
+  // Checked for duplicate names only (the API server holds one object per
+  // kind, namespace and name; two Nodes "n" would be planned as two).
+  List<v1::NodeClass> node_classes = nullptr;
+  List<v1::NodeOverlay> node_overlays = nullptr;
+  List<v1::Node> nodes = nullptr;
+  List<v1::NodeClaim> node_claims = nullptr;
+  List<v1::DaemonSet> daemon_sets = nullptr;
+  List<v1::PersistentVolumeClaim> persistent_volume_claims = nullptr;
+  List<v1::PersistentVolume> persistent_volumes = nullptr;
+  List<v1::StorageClass> storage_classes = nullptr;
+  List<v1::Namespace> namespaces = nullptr;
+  List<v1::PodDisruptionBudget> pod_disruption_budgets = nullptr;
+
+  // The cluster objects of a request (ScheduleRequest or DisruptRequest):
+  // every list above but pods, Deployments and NodePools.
+  template <typename Request>
+  void SetClusterObjects(const Request& r) {
+    node_classes = &r.node_classes();
+    node_overlays = &r.node_overlays();
+    nodes = &r.nodes();
+    node_claims = &r.node_claims();
+    daemon_sets = &r.daemon_sets();
+    persistent_volume_claims = &r.persistent_volume_claims();
+    persistent_volumes = &r.persistent_volumes();
+    storage_classes = &r.storage_classes();
+    namespaces = &r.namespaces();
+  }
 };
 
 // The limits first (cheap, before any copy or expansion):

@@ -60,6 +60,7 @@ std::vector<Violation> Verify(const v1::ScheduleRequest& request,
   validation::Workload workload;
   workload.pods = &request.pods();
   workload.deployments = &request.deployments();
+  workload.SetClusterObjects(request);
   if (absl::Status s = validation::CheckWorkload(workload); !s.ok()) {
     return {Violation{"input", "request", std::string(s.message())}};
   }

@@ -2,6 +2,7 @@
 // planned although the API server would have refused them (issue 17, items
 // 7, 8, 9 and 11).
 
+#include <functional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -296,6 +297,62 @@ spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
 
 namespace nodeplan::hardening {
 namespace {
+
+// Found by the structure-aware fuzzers: two Nodes named "node-0" were
+// planned as two nodes (Verify, which keys nodes by name, saw one
+// over-committed), and a Deployment without a name was planned as replicas
+// "-0", "-1". The API server holds one object per kind, namespace and name,
+// and refuses an object without a name: so do Schedule and Disrupt, for
+// every kind of a request.
+TEST(WorkloadInputsTest, DuplicateAndMissingNamesAreRefusedForEveryKind) {
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - {name: c, resources: {requests: {cpu: 100m}}}
+)";
+  struct Case {
+    std::function<void(v1::ScheduleRequest&)> mutate;
+    const char* message;
+  } cases[] = {
+      {[](v1::ScheduleRequest& r) {
+         r.add_nodes()->mutable_metadata()->set_name("n");
+         r.add_nodes()->mutable_metadata()->set_name("n");
+       },
+       "Node n: metadata.name: Duplicate value: \"n\""},
+      {[](v1::ScheduleRequest& r) {
+         r.add_daemon_sets()->mutable_metadata()->set_name("d");
+         r.mutable_daemon_sets(0)->mutable_metadata()->set_namespace_("x");
+         *r.add_daemon_sets() = r.daemon_sets(0);
+       },
+       "DaemonSet x/d: metadata.name: Duplicate value"},
+      {[](v1::ScheduleRequest& r) { r.add_deployments(); },
+       "Deployment [0]: metadata.name: Required value"},
+      {[](v1::ScheduleRequest& r) { r.add_storage_classes(); },
+       "StorageClass [0]: metadata.name: Required value"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    v1::ScheduleRequest r = WithPool(pod);
+    c.mutate(r);
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
+    v1::DisruptRequest d;
+    *d.mutable_node_pools() = r.node_pools();
+    *d.mutable_catalog() = r.catalog();
+    *d.mutable_pods() = r.pods();
+    *d.mutable_nodes() = r.nodes();
+    *d.mutable_daemon_sets() = r.daemon_sets();
+    *d.mutable_deployments() = r.deployments();
+    *d.mutable_storage_classes() = r.storage_classes();
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    ASSERT_FALSE(disrupt.ok());
+    EXPECT_THAT(disrupt.status().message(), HasSubstr(c.message));
+  }
+}
 
 // Found by both structure-aware fuzzers: a malformed quantity in a pod that
 // Schedule or Disrupt never places (terminal, bound to a node the request
