@@ -321,6 +321,22 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   unique(w.storage_classes, "StorageClass", false);
   unique(w.namespaces, "Namespace", false);
   unique(w.pod_disruption_budgets, "PodDisruptionBudget", true);
+  // Node and NodeClaim status quantities: valid wherever they are read or
+  // not (a node the request cannot use was never parsed; found by
+  // tests/fuzz).
+  auto status = [&](auto list, absl::string_view kind) {
+    if (list == nullptr) return;
+    for (const auto& o : *list) {
+      Reporter r([&] { return absl::StrCat(kind, " ", o.metadata().name()); },
+                 out);
+      CheckQuantities([] { return std::string("status.capacity"); },
+                      o.status().capacity(), r);
+      CheckQuantities([] { return std::string("status.allocatable"); },
+                      o.status().allocatable(), r);
+    }
+  };
+  status(w.nodes, "Node");
+  status(w.node_claims, "NodeClaim");
   if (w.node_pools != nullptr) {
     CheckUnique(
         *w.node_pools, "NodePool",

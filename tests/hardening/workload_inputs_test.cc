@@ -331,6 +331,14 @@ spec:
        "Deployment [0]: metadata.name: Required value"},
       {[](v1::ScheduleRequest& r) { r.add_storage_classes(); },
        "StorageClass [0]: metadata.name: Required value"},
+      // A Node the request cannot use is still an object the API server
+      // validated (found by fuzz_schedule_request).
+      {[](v1::ScheduleRequest& r) {
+         v1::Node* n = r.add_nodes();
+         n->mutable_metadata()->set_name("unused");
+         (*n->mutable_status()->mutable_allocatable())["pods"] = "zone";
+       },
+       "Node unused: status.allocatable[pods]: Invalid value: \"zone\""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.message);
