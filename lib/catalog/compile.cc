@@ -17,6 +17,7 @@
 #include "catalog/overlay.h"
 #include "catalog/text_cache.h"
 #include "nodeplan/compiled_catalog.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/limits.h"
 #include "nodeplan/quantity.h"
 
@@ -464,6 +465,18 @@ absl::Status CompileInstanceType(const v1::InstanceType& in, int i,
   if (in.name().empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("catalog: instanceTypes[", i, "]: name is empty"));
+  }
+  // Zones and capacity types come from the offerings (a Karpenter cloud
+  // provider derives those requirements from them); a label naming one too
+  // would contradict them, and the scheduler and the verifier read such a
+  // type differently (found by tests/fuzz).
+  for (const char* key : {labels::kZone, labels::kCapacityType}) {
+    if (in.labels().contains(key)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          TypePath(i, in), ": labels[", key,
+          "]: set by the offerings (zone and capacityType); a label may not "
+          "name it"));
+    }
   }
   t.name = in.name();
   t.name_value = interner.InternValue(t.name);

@@ -302,3 +302,35 @@ instanceTypes:
 
 }  // namespace
 }  // namespace nodeplan::hardening
+
+namespace nodeplan::hardening {
+namespace {
+
+// Found by fuzz_disrupt_request: a type labelled with a zone its offerings
+// do not have was planned in an offering's zone while the verifier kept the
+// label. Zones and capacity types come from the offerings only.
+TEST(CatalogInputsTest, ZoneAndCapacityTypeLabelsAreRefused) {
+  for (const char* label :
+       {"topology.kubernetes.io/zone: c", "karpenter.sh/capacity-type: spot"}) {
+    SCOPED_TRACE(label);
+    absl::StatusOr<v1::ScheduleResponse> resp =
+        ScheduleWithCatalog(absl::StrCat(R"(apiVersion: nodeplan.dev/v1
+kind: Catalog
+instanceTypes:
+- name: two.cpu
+  labels: {)",
+                                         label, R"(}
+  capacity: {cpu: "2", memory: 8Gi, pods: "10"}
+  offerings:
+  - {zone: zone-a, capacityType: on-demand, price: 0.1}
+)"));
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(),
+                HasSubstr("instanceTypes[0] (two.cpu): labels["));
+    EXPECT_THAT(resp.status().message(), HasSubstr("set by the offerings"));
+  }
+}
+
+}  // namespace
+}  // namespace nodeplan::hardening
