@@ -182,6 +182,23 @@ std::vector<std::string> IsValidLabelValue(absl::string_view value) {
   return errs;
 }
 
+bool ValidQualifiedName(absl::string_view value) {
+  absl::string_view name = value;
+  if (const size_t slash = value.find('/'); slash != absl::string_view::npos) {
+    const absl::string_view prefix = value.substr(0, slash);
+    if (prefix.empty() || prefix.size() > 253 ||
+        !MatchesDns1123Subdomain(prefix)) {
+      return false;
+    }
+    name = value.substr(slash + 1);
+  }
+  return !name.empty() && name.size() <= 63 && MatchesQualifiedNamePart(name);
+}
+
+bool ValidLabelValue(absl::string_view value) {
+  return value.size() <= 63 && MatchesLabelValue(value);
+}
+
 bool MatchesQualifiedKey(absl::string_view s) {
   size_t slash = s.find('/');
   if (slash == absl::string_view::npos) return MatchesQualifiedNamePart(s);

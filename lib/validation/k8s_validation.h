@@ -21,6 +21,10 @@ std::vector<std::string> IsQualifiedName(absl::string_view value);
 std::vector<std::string> IsValidLabelValue(absl::string_view value);
 // IsDNS1123Subdomain.
 std::vector<std::string> IsDNS1123Subdomain(absl::string_view value);
+// The same answers as `Is...(value).empty()`, without allocating: checks run
+// on every pod of every call and build messages only for a refused value.
+bool ValidQualifiedName(absl::string_view value);
+bool ValidLabelValue(absl::string_view value);
 
 // The CRD patterns, spelled as the API server prints them.
 inline constexpr absl::string_view kQualifiedKeyPattern =

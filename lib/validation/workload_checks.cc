@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "nodeplan/limits.h"
 #include "nodeplan/quantity.h"
+#include "validation/k8s_validation.h"
 #include "validation/requirement_rules.h"
 #include "validation/violations.h"
 
@@ -58,13 +59,267 @@ void CheckTopologyKey(absl::string_view path, const std::string& key,
   }
 }
 
+// ValidateLabelName and label values, with the API server's messages. Each
+// check tests first without allocating and builds a path only for a refusal.
+void CheckLabelName(absl::FunctionRef<std::string()> path,
+                    absl::string_view key, Reporter& r) {
+  if (ValidQualifiedName(key)) return;
+  const std::string at = path();
+  for (const std::string& e : IsQualifiedName(key)) {
+    r.Add(at, absl::StrCat("Invalid value: \"", key, "\": ", e));
+  }
+}
+
+void CheckLabelValue(absl::FunctionRef<std::string()> path,
+                     absl::string_view value, Reporter& r) {
+  if (ValidLabelValue(value)) return;
+  const std::string at = path();
+  for (const std::string& e : IsValidLabelValue(value)) {
+    r.Add(at, absl::StrCat("Invalid value: \"", value, "\": ", e));
+  }
+}
+
+// ValidateLabels (a nodeSelector, a selector's matchLabels): keys in name
+// order, so the message order does not follow the map's.
+void CheckLabels(absl::FunctionRef<std::string()> path,
+                 const google::protobuf::Map<std::string, std::string>& labels,
+                 Reporter& r) {
+  bool valid = true;
+  for (const auto& [k, v] : labels) {
+    valid = valid && ValidQualifiedName(k) && ValidLabelValue(v);
+  }
+  if (valid) return;
+  const std::string at = path();
+  std::vector<absl::string_view> keys;
+  for (const auto& [k, v] : labels) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (absl::string_view k : keys) {
+    CheckLabelName([&] { return at; }, k, r);
+    CheckLabelValue([&] { return absl::StrCat(at, "[", k, "]"); },
+                    labels.at(std::string(k)), r);
+  }
+}
+
+// A node selector requirement (with Gt/Lt) or a label selector requirement
+// (without): ValidateNodeSelectorRequirement and
+// ValidateLabelSelectorRequirement. Values are label values except in a
+// preferred node affinity term, which the API server lets through.
+template <typename Requirement>
+void CheckSelectorRequirement(const Requirement& rq, bool comparisons,
+                              bool label_values,
+                              absl::FunctionRef<std::string()> path,
+                              Reporter& r) {
+  const std::string& op = rq.operator_();
+  const int n = rq.values_size();
+  const bool set = op == "In" || op == "NotIn";
+  const bool exists = op == "Exists" || op == "DoesNotExist";
+  const bool compare = comparisons && (op == "Gt" || op == "Lt");
+  bool valid = ((set && n > 0) || (exists && n == 0) || (compare && n == 1)) &&
+               ValidQualifiedName(rq.key());
+  for (int i = 0; valid && label_values && i < n; ++i) {
+    valid = ValidLabelValue(rq.values(i));
+  }
+  if (valid) return;
+  const std::string at = path();
+  if (set && n == 0) {
+    r.Add(absl::StrCat(at, ".values"),
+          "Required value: must be specified when `operator` is 'In' or "
+          "'NotIn'");
+  } else if (exists && n > 0) {
+    r.Add(absl::StrCat(at, ".values"),
+          "Forbidden: may not be specified when `operator` is 'Exists' or "
+          "'DoesNotExist'");
+  } else if (compare && n != 1) {
+    r.Add(absl::StrCat(at, ".values"),
+          "Required value: must be specified single value when `operator` is "
+          "'Lt' or 'Gt'");
+  } else if (!set && !exists && !compare) {
+    r.Add(absl::StrCat(at, ".operator"),
+          absl::StrCat("Invalid value: \"", op,
+                       "\": not a valid selector operator"));
+  }
+  CheckLabelName([&] { return absl::StrCat(at, ".key"); }, rq.key(), r);
+  for (int i = 0; label_values && i < n; ++i) {
+    CheckLabelValue([&] { return absl::StrCat(at, ".values[", i, "]"); },
+                    rq.values(i), r);
+  }
+}
+
+// ValidateNodeFieldSelectorRequirement: only metadata.name, In or NotIn one
+// node name.
+void CheckNodeFieldRequirement(const v1::NodeSelectorRequirement& rq,
+                               absl::string_view at, Reporter& r) {
+  const std::string& op = rq.operator_();
+  if (op == "In" || op == "NotIn") {
+    if (rq.values_size() != 1) {
+      r.Add(absl::StrCat(at, ".values"),
+            "Required value: must be only one value when `operator` is 'In' "
+            "or 'NotIn' for node field selector");
+    }
+  } else {
+    r.Add(absl::StrCat(at, ".operator"),
+          absl::StrCat("Invalid value: \"", op,
+                       "\": not a valid selector operator"));
+  }
+  if (rq.key() != "metadata.name") {
+    r.Add(absl::StrCat(at, ".key"),
+          absl::StrCat("Invalid value: \"", rq.key(),
+                       "\": not a valid field selector key"));
+    return;
+  }
+  for (int i = 0; i < rq.values_size(); ++i) {
+    for (const std::string& e : IsDNS1123Subdomain(rq.values(i))) {
+      r.Add(absl::StrCat(at, ".values[", i, "]"),
+            absl::StrCat("Invalid value: \"", rq.values(i), "\": ", e));
+    }
+  }
+}
+
+void CheckNodeSelectorTerm(const v1::NodeSelectorTerm& term, bool label_values,
+                           absl::FunctionRef<std::string()> path, Reporter& r) {
+  const auto& exprs = term.match_expressions();
+  for (int j = 0; j < exprs.size(); ++j) {
+    CheckSelectorRequirement(
+        exprs[j], /*comparisons=*/true, label_values,
+        [&] { return absl::StrCat(path(), ".matchExpressions[", j, "]"); }, r);
+  }
+  const auto& fields = term.match_fields();
+  for (int j = 0; j < fields.size(); ++j) {
+    CheckNodeFieldRequirement(fields[j],
+                              absl::StrCat(path(), ".matchFields[", j, "]"), r);
+  }
+}
+
+void CheckNodeAffinity(const v1::NodeAffinity& na, absl::string_view path,
+                       Reporter& r) {
+  auto at = [&](absl::string_view rest) {
+    return absl::StrCat(path, ".affinity.nodeAffinity.", rest);
+  };
+  if (na.has_required_during_scheduling_ignored_during_execution()) {
+    const auto& terms = na.required_during_scheduling_ignored_during_execution()
+                            .node_selector_terms();
+    if (terms.empty()) {
+      r.Add(at("requiredDuringSchedulingIgnoredDuringExecution."
+               "nodeSelectorTerms"),
+            "Required value: must have at least one node selector term");
+    }
+    for (int i = 0; i < terms.size(); ++i) {
+      CheckNodeSelectorTerm(
+          terms[i], /*label_values=*/true,
+          [&] {
+            return at(
+                absl::StrCat("requiredDuringSchedulingIgnoredDuringExecution."
+                             "nodeSelectorTerms[",
+                             i, "]"));
+          },
+          r);
+    }
+  }
+  const auto& preferred =
+      na.preferred_during_scheduling_ignored_during_execution();
+  for (int i = 0; i < preferred.size(); ++i) {
+    const auto term = [&] {
+      return at(absl::StrCat("preferredDuringSchedulingIgnoredDuringExecution[",
+                             i, "]"));
+    };
+    const int32_t w = preferred[i].weight();
+    if (w < 1 || w > 100) CheckWeight(term(), w, r);
+    CheckNodeSelectorTerm(
+        preferred[i].preference(), /*label_values=*/false,
+        [&] { return absl::StrCat(term(), ".preference"); }, r);
+  }
+}
+
+// ValidateLabelSelector (pod affinity terms, topology spread constraints).
+void CheckLabelSelector(const v1::LabelSelector& s,
+                        absl::FunctionRef<std::string()> path, Reporter& r) {
+  CheckLabels([&] { return absl::StrCat(path(), ".matchLabels"); },
+              s.match_labels(), r);
+  const auto& exprs = s.match_expressions();
+  for (int j = 0; j < exprs.size(); ++j) {
+    CheckSelectorRequirement(
+        exprs[j], /*comparisons=*/false, /*label_values=*/true,
+        [&] { return absl::StrCat(path(), ".matchExpressions[", j, "]"); }, r);
+  }
+}
+
+// ValidateTolerations.
+void CheckTolerations(
+    const google::protobuf::RepeatedPtrField<v1::Toleration>& tolerations,
+    absl::string_view path, Reporter& r) {
+  for (int i = 0; i < tolerations.size(); ++i) {
+    const v1::Toleration& t = tolerations[i];
+    const std::string& op = t.operator_();
+    const std::string& effect = t.effect();
+    const bool equal = op.empty() || op == "Equal";
+    const bool exists = op == "Exists";
+    const bool effect_ok = effect.empty() || effect == "NoSchedule" ||
+                           effect == "PreferNoSchedule" ||
+                           effect == "NoExecute";
+    if ((t.key().empty() ? exists : ValidQualifiedName(t.key())) &&
+        (!t.has_toleration_seconds() || effect == "NoExecute") &&
+        ((equal && ValidLabelValue(t.value())) ||
+         (exists && t.value().empty())) &&
+        effect_ok) {
+      continue;
+    }
+    const std::string at = absl::StrCat(path, ".tolerations[", i, "]");
+    if (!t.key().empty()) {
+      CheckLabelName([&] { return absl::StrCat(at, ".key"); }, t.key(), r);
+    } else if (!exists) {
+      r.Add(absl::StrCat(at, ".operator"),
+            absl::StrCat("Invalid value: \"", op,
+                         "\": operator must be Exists when `key` is empty, "
+                         "which means \"match all values and all keys\""));
+    }
+    if (t.has_toleration_seconds() && effect != "NoExecute") {
+      r.Add(absl::StrCat(at, ".effect"),
+            absl::StrCat("Invalid value: \"", effect,
+                         "\": effect must be 'NoExecute' when "
+                         "`tolerationSeconds` is set"));
+    }
+    if (equal) {
+      CheckLabelValue([&] { return absl::StrCat(at, ".operator"); }, t.value(),
+                      r);
+    } else if (exists && !t.value().empty()) {
+      r.Add(absl::StrCat(at, ".operator"),
+            absl::StrCat("Invalid value: \"", t.value(),
+                         "\": value must be empty when `operator` is "
+                         "'Exists'"));
+    } else if (!exists) {
+      r.Add(absl::StrCat(at, ".operator"),
+            absl::StrCat("Unsupported value: \"", op,
+                         "\": supported values: \"Equal\", \"Exists\""));
+    }
+    if (!effect_ok) {
+      r.Add(absl::StrCat(at, ".effect"),
+            absl::StrCat("Unsupported value: \"", effect,
+                         "\": supported values: \"NoExecute\", "
+                         "\"NoSchedule\", \"PreferNoSchedule\""));
+    }
+  }
+}
+
 void CheckAffinityTerms(
     absl::string_view path,
     const google::protobuf::RepeatedPtrField<v1::PodAffinityTerm>& required,
     const google::protobuf::RepeatedPtrField<v1::WeightedPodAffinityTerm>&
         preferred,
     Reporter& r) {
+  const auto selectors = [&](const v1::PodAffinityTerm& t,
+                             absl::FunctionRef<std::string()> term) {
+    CheckLabelSelector(
+        t.label_selector(),
+        [&] { return absl::StrCat(term(), ".labelSelector"); }, r);
+    CheckLabelSelector(
+        t.namespace_selector(),
+        [&] { return absl::StrCat(term(), ".namespaceSelector"); }, r);
+  };
   for (int i = 0; i < required.size(); ++i) {
+    selectors(required[i], [&] {
+      return absl::StrCat(
+          path, ".requiredDuringSchedulingIgnoredDuringExecution[", i, "]");
+    });
     if (!required[i].topology_key().empty()) continue;
     CheckTopologyKey(
         absl::StrCat(path, ".requiredDuringSchedulingIgnoredDuringExecution[",
@@ -72,6 +327,11 @@ void CheckAffinityTerms(
         required[i].topology_key(), r);
   }
   for (int i = 0; i < preferred.size(); ++i) {
+    selectors(preferred[i].pod_affinity_term(), [&] {
+      return absl::StrCat(path,
+                          ".preferredDuringSchedulingIgnoredDuringExecution[",
+                          i, "].podAffinityTerm");
+    });
     const int32_t w = preferred[i].weight();
     const bool key = !preferred[i].pod_affinity_term().topology_key().empty();
     if (w >= 1 && w <= 100 && key) continue;
@@ -144,6 +404,9 @@ void CheckContainers(
 // reads: resources, topology spread constraints and
 // affinity terms.
 void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
+  CheckLabels([&] { return absl::StrCat(path, ".nodeSelector"); },
+              spec.node_selector(), r);
+  CheckTolerations(spec.tolerations(), path, r);
   CheckContainers(path, "containers", spec.containers(), r);
   CheckContainers(path, "initContainers", spec.init_containers(), r);
   CheckQuantities([&] { return absl::StrCat(path, ".overhead"); },
@@ -151,6 +414,13 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
   const auto& spreads = spec.topology_spread_constraints();
   for (int i = 0; i < spreads.size(); ++i) {
     const v1::TopologySpreadConstraint& t = spreads[i];
+    CheckLabelSelector(
+        t.label_selector(),
+        [&] {
+          return absl::StrCat(path, ".topologySpreadConstraints[", i,
+                              "].labelSelector");
+        },
+        r);
     const std::string& when = t.when_unsatisfiable();
     const bool when_ok =
         when.empty() || when == "DoNotSchedule" || when == "ScheduleAnyway";
@@ -181,17 +451,7 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
   }
   if (!spec.has_affinity()) return;
   const v1::Affinity& a = spec.affinity();
-  const auto& node_preferred =
-      a.node_affinity().preferred_during_scheduling_ignored_during_execution();
-  for (int i = 0; i < node_preferred.size(); ++i) {
-    const int32_t w = node_preferred[i].weight();
-    if (w >= 1 && w <= 100) continue;
-    CheckWeight(absl::StrCat(path,
-                             ".affinity.nodeAffinity."
-                             "preferredDuringSchedulingIgnoredDuringExecution[",
-                             i, "]"),
-                w, r);
-  }
+  CheckNodeAffinity(a.node_affinity(), path, r);
   CheckAffinityTerms(
       absl::StrCat(path, ".affinity.podAffinity"),
       a.pod_affinity().required_during_scheduling_ignored_during_execution(),
@@ -367,6 +627,16 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
       CheckSpec(d.spec().template_().spec(), "spec.template.spec", r);
     }
     CheckUnique(*w.deployments, "Deployment", NamespacedName, out);
+  }
+  if (w.daemon_sets != nullptr) {
+    for (const v1::DaemonSet& d : *w.daemon_sets) {
+      Reporter r(
+          [&] {
+            return absl::StrCat("DaemonSet ", NamespacedName(d.metadata()));
+          },
+          out);
+      CheckSpec(d.spec().template_().spec(), "spec.template.spec", r);
+    }
   }
 }
 

@@ -243,6 +243,142 @@ spec:
                         "maxSkew: Invalid value: 0"));
 }
 
+// Node selectors, node affinity, label selectors and tolerations follow the
+// API server's ValidatePodSpec: a required node affinity term with an empty
+// key reached the scheduler, which placed the pod on a node that did not
+// satisfy it (found by fuzz_schedule_request, caught by Verify).
+std::string PodWithSpec(const std::string& spec) {
+  return absl::StrCat(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {app: p}}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: 100m}}
+)",
+                      spec);
+}
+
+TEST(WorkloadInputsTest, WellFormedSelectorsAndTolerationsAreAccepted) {
+  const std::string pod = PodWithSpec(R"(  nodeSelector: {example.com/tier: web}
+  tolerations:
+  - {operator: Exists}
+  - {key: dedicated, operator: Equal, value: web, effect: NoSchedule}
+  - {key: gone, operator: Exists, effect: NoExecute, tolerationSeconds: 30}
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: {matchExpressions: [{key: app, operator: In, values: [p]}]}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: example.com/gen, operator: Gt, values: ["5"]}]
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 5
+        preference: {matchExpressions: [{key: x, operator: In, values: ["not a label value"]}]}
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: kubernetes.io/hostname
+        labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
+        namespaceSelector: {matchLabels: {team: a}}
+)");
+  EXPECT_THAT(Validate(MustLoad(pod)).violations(), IsEmpty());
+}
+
+TEST(WorkloadInputsTest, ApiServerRulesForSelectorsAndTolerations) {
+  struct Case {
+    const char* spec;
+    const char* violation;
+  };
+  const std::vector<Case> cases = {
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{operator: Gt, values: ["5"]}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"\": "
+       "name part must be non-empty"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ["1", "2"]}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must "
+       "be specified single value when `operator` is 'Lt' or 'Gt'"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must "
+       "be specified when `operator` is 'In' or 'NotIn'"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Exists, values: [b]}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].values: Forbidden: may not "
+       "be specified when `operator` is 'Exists' or 'DoesNotExist'"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Has}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "
+       "\"Has\": not a valid selector operator"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In, values: ["a b"]}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "
+       "\"a b\": a valid label must be an empty string or consist of"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}
+)",
+       "nodeSelectorTerms: Required value: must have at least one node "
+       "selector term"},
+      {R"(  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: spec.nodeName, operator: In, values: [n]}]}]}}}
+)",
+       "nodeSelectorTerms[0].matchFields[0].key: Invalid value: "
+       "\"spec.nodeName\": not a valid field selector key"},
+      {R"(  affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 6, preference: {matchExpressions: [{}]}}]}}
+)",
+       "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
+       "matchExpressions[0].operator: Invalid value: \"\": not a valid "
+       "selector operator"},
+      {R"(  nodeSelector: {"bad key!": x}
+)",
+       "spec.nodeSelector: Invalid value: \"bad key!\": name part must "
+       "consist of"},
+      {R"(  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchExpressions: [{key: app, operator: Gt, values: ["1"]}]}}
+)",
+       "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0]."
+       "operator: Invalid value: \"Gt\": not a valid selector operator"},
+      {R"(  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, labelSelector: {matchLabels: {app: "a/b"}}}]}}
+)",
+       "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuring"
+       "Execution[0].labelSelector.matchLabels[app]: Invalid value: \"a/b\""},
+      {R"(  tolerations: [{value: x}]
+)",
+       "spec.tolerations[0].operator: Invalid value: \"\": operator must be "
+       "Exists when `key` is empty"},
+      {R"(  tolerations: [{key: k, operator: Exists, value: x}]
+)",
+       "spec.tolerations[0].operator: Invalid value: \"x\": value must be "
+       "empty when `operator` is 'Exists'"},
+      {R"(  tolerations: [{key: k, operator: Gt, value: "1"}]
+)",
+       "spec.tolerations[0].operator: Unsupported value: \"Gt\": supported "
+       "values: \"Equal\", \"Exists\""},
+      {R"(  tolerations: [{key: k, operator: Exists, effect: NoSchedule, tolerationSeconds: 5}]
+)",
+       "spec.tolerations[0].effect: Invalid value: \"NoSchedule\": effect "
+       "must be 'NoExecute' when `tolerationSeconds` is set"},
+      {R"(  tolerations: [{key: k, operator: Exists, effect: Never}]
+)",
+       "spec.tolerations[0].effect: Unsupported value: \"Never\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    const std::string pod = PodWithSpec(c.spec);
+    const v1::ValidateResponse v = Validate(MustLoad(pod));
+    std::string lines;
+    for (const v1::FieldViolation& f : v.violations()) {
+      absl::StrAppend(&lines, f.field_path(), ": ", f.message(), "\n");
+    }
+    EXPECT_THAT(lines, HasSubstr(c.violation));
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(WithPool(pod));
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.violation));
+  }
+}
+
 TEST(WorkloadInputsTest, NegativeRequestsAreRefusedBySchedule) {
   absl::StatusOr<v1::ScheduleResponse> resp =
       Schedule(WithPool(R"(apiVersion: v1

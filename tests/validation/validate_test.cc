@@ -417,7 +417,10 @@ std::vector<Case> Cases() {
          r->set_key("kubernetes.io/hostname");
          r->set_operator_("In");
          r->add_values("ip-10-0-1-23");
-         term->add_match_fields()->set_key("metadata.name");
+         auto* field = term->add_match_fields();
+         field->set_key("metadata.name");
+         field->set_operator_("In");
+         field->add_values("node-a");
        },
        "Pod default/inflate-1",
        {{"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"

@@ -452,22 +452,23 @@ std::vector<Case> Cases() {
          }
        },
        ""},
-      // Toleration.ToleratesTaint: an empty key matches every key and the
-      // operator still decides; empty means Equal, which compares values.
-      {"empty-key Equal toleration tolerates a taint without value",
+      // An empty key matches every key only with Exists: the API server
+      // refuses an empty-key Equal toleration (ValidateTolerations).
+      {"empty-key Exists toleration tolerates a valued taint",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "true", "NoExecute");
+         p.pod("web-1").mutable_spec()->add_tolerations()->set_operator_(
+             "Exists");
+       },
+       ""},
+      {"empty-key Equal toleration is refused as the API server refuses it",
        [](Plan& p) {
          *p.node().mutable_spec()->add_taints() =
              MakeTaint("gpu", "", "NoExecute");
          p.pod("web-1").mutable_spec()->add_tolerations();
        },
-       ""},
-      {"empty-key Equal toleration does not tolerate a valued taint",
-       [](Plan& p) {
-         *p.node().mutable_spec()->add_taints() =
-             MakeTaint("gpu", "true", "NoExecute");
-         p.pod("web-1").mutable_spec()->add_tolerations();
-       },
-       "taints"},
+       "input"},
       {"PreferNoSchedule and startup taints are not hard",
        [](Plan& p) {
          auto* spec =
