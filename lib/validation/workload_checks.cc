@@ -31,7 +31,7 @@ class Reporter {
  public:
   Reporter(std::function<std::string()> object, v1::ValidateResponse* out)
       : object_(std::move(object)), out_(out) {}
-  void Add(const std::string& path, const std::string& message) {
+  void Add(absl::string_view path, absl::string_view message) {
     if (!v_.has_value()) v_.emplace(object_(), out_);
     v_->Add(path, message);
   }
@@ -386,17 +386,104 @@ void CheckQuantities(
   }
 }
 
+// Requests above their limit (ValidateContainerResourceRequirements): CPU
+// compared in milli units, everything else in whole units.
+void CheckRequestsWithinLimits(absl::FunctionRef<std::string()> path,
+                               const v1::ResourceRequirements& res,
+                               Reporter& r) {
+  if (res.limits().empty()) return;
+  for (const auto& [name, text] : res.requests()) {
+    auto limit = res.limits().find(name);
+    if (limit == res.limits().end()) continue;
+    const bool cpu = name == "cpu";
+    absl::StatusOr<int64_t> request =
+        cpu ? ParseQuantityMilli(text) : ParseQuantityValue(text);
+    absl::StatusOr<int64_t> bound = cpu ? ParseQuantityMilli(limit->second)
+                                        : ParseQuantityValue(limit->second);
+    if (!request.ok() || !bound.ok() || *request <= *bound) continue;
+    r.Add(absl::StrCat(path(), "[", name, "]"),
+          absl::StrCat("Invalid value: \"", text,
+                       "\": must be less than or equal to ", name, " limit of ",
+                       cpu ? FormatMilli(*bound) : limit->second));
+  }
+}
+
+bool ValidPort(int32_t port) { return port >= 1 && port <= 65535; }
+
+void CheckPort(absl::string_view at, int32_t port, Reporter& r) {
+  if (ValidPort(port)) return;
+  r.Add(at, absl::StrCat("Invalid value: ", port,
+                         ": must be between 1 and 65535, inclusive"));
+}
+
+// validateContainerPorts: container ports and host ports in range, a known
+// protocol (empty is TCP, as the API server defaults it). A missing
+// containerPort (0) is let through, unlike the API server: hand-written
+// requests often give only the host port, which is all nodeplan reads.
+void CheckPorts(absl::FunctionRef<std::string()> path, const v1::Container& c,
+                Reporter& r) {
+  for (int j = 0; j < c.ports_size(); ++j) {
+    const v1::ContainerPort& p = c.ports(j);
+    const std::string& protocol = p.protocol();
+    const bool protocol_ok = protocol.empty() || protocol == "TCP" ||
+                             protocol == "UDP" || protocol == "SCTP";
+    if ((p.container_port() == 0 || ValidPort(p.container_port())) &&
+        (p.host_port() == 0 || ValidPort(p.host_port())) && protocol_ok) {
+      continue;
+    }
+    const std::string at = absl::StrCat(path(), ".ports[", j, "]");
+    if (p.container_port() != 0) {
+      CheckPort(absl::StrCat(at, ".containerPort"), p.container_port(), r);
+    }
+    if (p.host_port() != 0) {
+      CheckPort(absl::StrCat(at, ".hostPort"), p.host_port(), r);
+    }
+    if (!protocol_ok) {
+      r.Add(absl::StrCat(at, ".protocol"),
+            absl::StrCat("Unsupported value: \"", protocol,
+                         "\": supported values: \"SCTP\", \"TCP\", \"UDP\""));
+    }
+  }
+}
+
 void CheckContainers(
     absl::string_view path, absl::string_view field,
     const google::protobuf::RepeatedPtrField<v1::Container>& cs, Reporter& r) {
   for (int i = 0; i < cs.size(); ++i) {
+    auto container = [&] {
+      return absl::StrCat(path, ".", field, "[", i, "]");
+    };
     auto at = [&](const char* list) {
-      return absl::StrCat(path, ".", field, "[", i, "].resources.", list);
+      return absl::StrCat(container(), ".resources.", list);
     };
     CheckQuantities([&] { return at("requests"); },
                     cs[i].resources().requests(), r);
     CheckQuantities([&] { return at("limits"); }, cs[i].resources().limits(),
                     r);
+    CheckRequestsWithinLimits([&] { return at("requests"); }, cs[i].resources(),
+                              r);
+    CheckPorts(container, cs[i], r);
+  }
+}
+
+// Host ports are unique per IP, protocol and port across the containers
+// (checkHostPortConflicts). Container names are not checked: nodeplan never
+// reads them, and requests written by hand often leave them out.
+void CheckHostPortConflicts(const v1::PodSpec& spec, absl::string_view path,
+                            Reporter& r) {
+  absl::flat_hash_set<std::string> host_ports;
+  for (int i = 0; i < spec.containers_size(); ++i) {
+    const v1::Container& c = spec.containers(i);
+    for (int j = 0; j < c.ports_size(); ++j) {
+      const v1::ContainerPort& p = c.ports(j);
+      if (p.host_port() == 0) continue;
+      std::string key = absl::StrCat(
+          p.host_ip(), "/", p.protocol().empty() ? "TCP" : p.protocol(), "/",
+          p.host_port());
+      if (host_ports.insert(key).second) continue;
+      r.Add(absl::StrCat(path, ".containers[", i, "].ports[", j, "].hostPort"),
+            absl::StrCat("Duplicate value: \"", key, "\""));
+    }
   }
 }
 
@@ -409,6 +496,7 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
   CheckTolerations(spec.tolerations(), path, r);
   CheckContainers(path, "containers", spec.containers(), r);
   CheckContainers(path, "initContainers", spec.init_containers(), r);
+  CheckHostPortConflicts(spec, path, r);
   CheckQuantities([&] { return absl::StrCat(path, ".overhead"); },
                   spec.overhead(), r);
   const auto& spreads = spec.topology_spread_constraints();
@@ -424,9 +512,18 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
     const std::string& when = t.when_unsatisfiable();
     const bool when_ok =
         when.empty() || when == "DoNotSchedule" || when == "ScheduleAnyway";
-    const bool domains_ok = !t.has_min_domains() || t.min_domains() > 0;
+    const bool domains_ok = !t.has_min_domains() ||
+                            (t.min_domains() > 0 && when != "ScheduleAnyway");
+    const auto policy_ok = [](const std::string& policy) {
+      return policy.empty() || policy == "Honor" || policy == "Ignore";
+    };
+    bool keys_ok = true;
+    for (const std::string& k : t.match_label_keys()) {
+      keys_ok = keys_ok && ValidQualifiedName(k);
+    }
     if (t.max_skew() > 0 && !t.topology_key().empty() && when_ok &&
-        domains_ok) {
+        domains_ok && policy_ok(t.node_affinity_policy()) &&
+        policy_ok(t.node_taints_policy()) && keys_ok) {
       continue;
     }
     const std::string p =
@@ -443,10 +540,45 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
                          "\": supported values: \"DoNotSchedule\", "
                          "\"ScheduleAnyway\""));
     }
-    if (!domains_ok) {
+    if (t.has_min_domains() && t.min_domains() <= 0) {
       r.Add(absl::StrCat(p, ".minDomains"),
             absl::StrCat("Invalid value: ", t.min_domains(),
                          ": must be greater than zero"));
+    } else if (!domains_ok) {
+      r.Add(absl::StrCat(p, ".minDomains"),
+            absl::StrCat("Invalid value: ", t.min_domains(),
+                         ": can only use minDomains if "
+                         "whenUnsatisfiable=DoNotSchedule, not ",
+                         when));
+    }
+    for (const auto& [field, policy] :
+         {std::pair<const char*, const std::string*>{"nodeAffinityPolicy",
+                                                     &t.node_affinity_policy()},
+          {"nodeTaintsPolicy", &t.node_taints_policy()}}) {
+      if (policy_ok(*policy)) continue;
+      r.Add(absl::StrCat(p, ".", field),
+            absl::StrCat("Unsupported value: \"", *policy,
+                         "\": supported values: \"Honor\", \"Ignore\""));
+    }
+    for (int k = 0; k < t.match_label_keys_size(); ++k) {
+      CheckLabelName(
+          [&] { return absl::StrCat(p, ".matchLabelKeys[", k, "]"); },
+          t.match_label_keys(k), r);
+    }
+  }
+  // ValidateSpreadConstraintNotRepeat: one constraint per topology key and
+  // whenUnsatisfiable.
+  for (int i = 1; i < spreads.size(); ++i) {
+    for (int j = 0; j < i; ++j) {
+      if (spreads[i].topology_key() != spreads[j].topology_key() ||
+          spreads[i].when_unsatisfiable() != spreads[j].when_unsatisfiable()) {
+        continue;
+      }
+      r.Add(absl::StrCat(path, ".topologySpreadConstraints[", i,
+                         "].{topologyKey, whenUnsatisfiable}"),
+            absl::StrCat("Duplicate value: \"{", spreads[i].topology_key(),
+                         ", ", spreads[i].when_unsatisfiable(), "}\""));
+      break;
     }
   }
   if (!spec.has_affinity()) return;

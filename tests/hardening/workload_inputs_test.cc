@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -247,16 +248,19 @@ spec:
 // API server's ValidatePodSpec: a required node affinity term with an empty
 // key reached the scheduler, which placed the pod on a node that did not
 // satisfy it (found by fuzz_schedule_request, caught by Verify).
+// A pod with one 100m container unless `spec` brings its own containers.
 std::string PodWithSpec(const std::string& spec) {
+  constexpr char kContainer[] = R"(  containers:
+  - name: c
+    resources: {requests: {cpu: 100m}}
+)";
+  const bool own = absl::StrContains(spec, "  containers:");
   return absl::StrCat(R"(apiVersion: v1
 kind: Pod
 metadata: {name: p, namespace: default, labels: {app: p}}
 spec:
-  containers:
-  - name: c
-    resources: {requests: {cpu: 100m}}
 )",
-                      spec);
+                      own ? "" : kContainer, spec);
 }
 
 TEST(WorkloadInputsTest, WellFormedSelectorsAndTolerationsAreAccepted) {
@@ -362,6 +366,51 @@ TEST(WorkloadInputsTest, ApiServerRulesForSelectorsAndTolerations) {
       {R"(  tolerations: [{key: k, operator: Exists, effect: Never}]
 )",
        "spec.tolerations[0].effect: Unsupported value: \"Never\""},
+      {R"(  topologySpreadConstraints:
+  - {maxSkew: 1, minDomains: 2, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
+)",
+       "spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can "
+       "only use minDomains if whenUnsatisfiable=DoNotSchedule, not "
+       "ScheduleAnyway"},
+      {R"(  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Maybe}
+)",
+       "spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported "
+       "value: \"Maybe\": supported values: \"Honor\", \"Ignore\""},
+      {R"(  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, matchLabelKeys: ["a b"]}
+)",
+       "spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "
+       "\"a b\""},
+      {R"(  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+)",
+       "spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: "
+       "Duplicate value: \"{zone, DoNotSchedule}\""},
+      {R"(  containers:
+  - name: c
+    ports: [{containerPort: 80, hostPort: 70000}]
+)",
+       "spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be "
+       "between 1 and 65535, inclusive"},
+      {R"(  containers:
+  - name: d
+    ports: [{containerPort: -1, protocol: QUIC}]
+)",
+       "spec.containers[0].ports[0].protocol: Unsupported value: \"QUIC\": "
+       "supported values: \"SCTP\", \"TCP\", \"UDP\""},
+      {R"(  containers:
+  - name: d
+    ports: [{containerPort: 80, hostPort: 80}, {containerPort: 81, hostPort: 80}]
+)",
+       "spec.containers[0].ports[1].hostPort: Duplicate value: \"/TCP/80\""},
+      {R"(  initContainers:
+  - name: i
+    resources: {requests: {cpu: "2"}, limits: {cpu: 1000m}}
+)",
+       "spec.initContainers[0].resources.requests[cpu]: Invalid value: \"2\": "
+       "must be less than or equal to cpu limit of 1"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec);
