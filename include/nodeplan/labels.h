@@ -55,6 +55,10 @@ inline constexpr char kNodeClaimMinValuesRelaxed[] =
     "karpenter.sh/nodeclaim-min-values-relaxed";
 inline constexpr char kNodeClaimTerminationTimestamp[] =
     "karpenter.sh/nodeclaim-termination-timestamp";
+// Kubernetes' ReplicaSet scale-down hint, which Karpenter adds to a pod's
+// eviction cost.
+inline constexpr char kPodDeletionCostAnnotation[] =
+    "controller.kubernetes.io/pod-deletion-cost";
 
 // Taint keys: Karpenter's own, and the node lifecycle taints of Kubernetes
 // that Karpenter tolerates while a node starts.

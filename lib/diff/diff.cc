@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/disrupt.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/library_version.h"
 #include "nodeplan/schedule.h"
 
@@ -176,7 +177,7 @@ absl::StatusOr<v1::DiffResponse> Diff(const v1::DiffRequest& request) {
     d->set_reason(c.drifted().reason());
     if (auto it = claims.find(c.node_claim()); it != claims.end()) {
       d->set_node(it->second->status().node_name());
-      auto np = it->second->metadata().labels().find("karpenter.sh/nodepool");
+      auto np = it->second->metadata().labels().find(labels::kNodePool);
       if (np != it->second->metadata().labels().end()) {
         d->set_node_pool(np->second);
         pools.insert(np->second);

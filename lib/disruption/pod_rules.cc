@@ -13,9 +13,6 @@
 namespace nodeplan::disruption {
 namespace {
 
-constexpr absl::string_view kPodDeletionCost =
-    "controller.kubernetes.io/pod-deletion-cost";
-
 bool OwnedBy(const v1::Pod& pod, absl::string_view api_version,
              absl::string_view kind) {
   for (const v1::OwnerReference& o : pod.metadata().owner_references()) {
@@ -139,7 +136,8 @@ bool IsEvictable(const v1::Pod& pod, absl::Time now) {
 
 double EvictionCost(const v1::Pod& pod) {
   double cost = 1.0;
-  auto it = pod.metadata().annotations().find(std::string(kPodDeletionCost));
+  auto it =
+      pod.metadata().annotations().find(labels::kPodDeletionCostAnnotation);
   double deletion_cost = 0;
   if (it != pod.metadata().annotations().end() &&
       absl::SimpleAtod(it->second, &deletion_cost)) {

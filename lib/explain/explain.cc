@@ -16,6 +16,7 @@
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/library_version.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/requirements.h"
@@ -26,8 +27,6 @@
 
 namespace nodeplan {
 namespace {
-
-constexpr char kNodePoolLabel[] = "karpenter.sh/nodepool";
 
 // Karpenter tries NodePools by weight, heaviest first, ties by name
 // descending (its OrderByWeight, as the scheduler here sorts them).
@@ -193,7 +192,7 @@ absl::StatusOr<std::unique_ptr<Pool>> CompilePool(
   if (!limit.ok()) return limit.status();
   pool->limit = *limit;
   for (const v1::NodeClaim& nc : request.node_claims()) {
-    auto it = nc.metadata().labels().find(kNodePoolLabel);
+    auto it = nc.metadata().labels().find(labels::kNodePool);
     if (it == nc.metadata().labels().end() ||
         it->second != np.metadata().name()) {
       continue;

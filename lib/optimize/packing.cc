@@ -21,6 +21,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/verify.h"
 #include "optimize/plan_bound.h"
@@ -103,7 +104,7 @@ v1::ScheduleRequest Capped(const scheduling::Compiled& c,
                   ->mutable_template_()
                   ->mutable_spec()
                   ->add_requirements();
-    r->set_key("node.kubernetes.io/instance-type");
+    r->set_key(labels::kInstanceType);
     r->set_operator_("In");
     for (auto& n : names) r->add_values(n);
   }

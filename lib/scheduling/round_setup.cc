@@ -12,6 +12,7 @@
 #include "nodeplan/digest.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
+#include "nodeplan/taints.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/round.h"
 
@@ -584,18 +585,6 @@ absl::Status Round::CompileExisting() {
     b.node = it->second;
     bound_on[it->second].push_back(static_cast<int>(j));
   }
-  auto is_ephemeral = [](const v1::Taint& t) {
-    if (absl::StartsWith(t.key(), "readiness.k8s.io/")) return true;
-    static const std::pair<const char*, const char*> kTaints[] = {
-        {labels::kNotReadyTaint, "NoSchedule"},
-        {labels::kNotReadyTaint, "NoExecute"},
-        {labels::kUnreachableTaint, "NoSchedule"},
-        {labels::kUninitializedTaint, "NoSchedule"},
-        {labels::kUnregisteredTaint, "NoExecute"}};
-    for (const auto& [k, e] : kTaints)
-      if (t.key() == k && t.effect() == e) return true;
-    return false;
-  };
   auto pool_index = [&](const std::string& name) -> int {
     for (size_t i = 0; i < c_.pools.size(); ++i)
       if (c_.pools[i].name == name) return static_cast<int>(i);
@@ -662,7 +651,7 @@ absl::Status Round::CompileExisting() {
     }
     for (const auto& t : node.spec().taints()) {
       if (managed && !e.initialized) {
-        if (is_ephemeral(t)) continue;
+        if (IsKnownEphemeralTaint(t)) continue;
         bool startup = false;
         if (nc)
           for (const auto& s : nc->spec().startup_taints())
@@ -755,7 +744,7 @@ absl::Status Round::CompileExisting() {
     e.is_claim = true;
     e.request_claim = ci;
     for (const auto& t : nc.spec().taints())
-      if (!is_ephemeral(t)) e.taints.push_back(t);
+      if (!IsKnownEphemeralTaint(t)) e.taints.push_back(t);
     std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
                                               nc.metadata().labels().end());
     for (const auto& r : nc.spec().requirements())

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "nodeplan/taints.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "nodeplan/verify.h"
@@ -65,9 +66,9 @@ struct PodEntry {
 bool IsTerminal(const v1::Pod& pod);
 bool OwnedByDaemonSetOrNode(const v1::Pod& pod);
 Expr ToExpr(const v1::NodeSelectorRequirement& r);
-// The node lifecycle taints Karpenter expects to go away (not ready,
-// unreachable, uninitialized, unregistered, readiness.k8s.io/*).
-bool IsKnownEphemeralTaint(const v1::Taint& t);
+// The node lifecycle taints Karpenter expects to go away: the library's
+// nodeplan::IsKnownEphemeralTaint (nodeplan/taints.h).
+using ::nodeplan::IsKnownEphemeralTaint;
 
 class Verifier {
  public:

@@ -34,17 +34,6 @@ Expr ToExpr(const v1::NodeSelectorRequirement& r) {
   return e;
 }
 
-bool IsKnownEphemeralTaint(const v1::Taint& t) {
-  const std::string& k = t.key();
-  const std::string& e = t.effect();
-  if (k.rfind("readiness.k8s.io/", 0) == 0) return true;
-  return (k == labels::kNotReadyTaint &&
-          (e == "NoSchedule" || e == "NoExecute")) ||
-         (k == labels::kUnreachableTaint && e == "NoSchedule") ||
-         (k == labels::kUninitializedTaint && e == "NoSchedule") ||
-         (k == labels::kUnregisteredTaint && e == "NoExecute");
-}
-
 void Verifier::Add(const std::string& rule, const std::string& subject,
                    const std::string& message) {
   const std::string key = absl::StrCat(rule, "\n", subject, "\n", message);
