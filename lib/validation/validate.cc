@@ -58,6 +58,9 @@ v1::ValidateResponse Validate(const v1::ManifestSet& manifests) {
   workload.pods = &manifests.pods();
   workload.deployments = &manifests.deployments();
   workload.node_pools = &manifests.node_pools();
+  // Everything Schedule and Disrupt refuse, `validate` reports.
+  workload.SetClusterObjects(manifests);
+  workload.pod_disruption_budgets = &manifests.pod_disruption_budgets();
   validation::AddWorkloadViolations(workload, &response);
   return response;
 }

@@ -487,6 +487,62 @@ void CheckHostPortConflicts(const v1::PodSpec& spec, absl::string_view path,
   }
 }
 
+// ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. The request
+// keeps an int-or-string as written, so digits are read as the integer.
+void CheckIntOrPercent(absl::string_view at, const std::string& v,
+                       Reporter& r) {
+  if (v.empty()) return;
+  const bool percent = v.back() == '%';
+  const absl::string_view digits =
+      percent ? absl::string_view(v).substr(0, v.size() - 1) : v;
+  const bool all_digits =
+      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      });
+  if (!all_digits) {
+    if (!percent && digits.size() > 1 && digits[0] == '-' &&
+        std::all_of(digits.begin() + 1, digits.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
+      r.Add(at, absl::StrCat("Invalid value: ", v,
+                             ": must be greater than or equal to 0"));
+      return;
+    }
+    r.Add(at, absl::StrCat("Invalid value: \"", v,
+                           "\": must be an integer or percentage (e.g '5%')"));
+    return;
+  }
+  // Past three digits (leading zeros aside) a percentage is over 100.
+  const size_t first = digits.find_first_not_of('0');
+  const absl::string_view significant =
+      first == absl::string_view::npos ? "" : digits.substr(first);
+  if (percent && (significant.size() > 3 ||
+                  (significant.size() == 3 && significant > "100"))) {
+    r.Add(at, absl::StrCat("Invalid value: \"", v,
+                           "\": must not be greater than 100%"));
+  }
+}
+
+// ValidatePodDisruptionBudgetSpec.
+void CheckPdbSpec(const v1::PodDisruptionBudgetSpec& spec, Reporter& r) {
+  if (!spec.min_available().empty() && !spec.max_unavailable().empty()) {
+    r.Add("spec",
+          "Invalid value: minAvailable and maxUnavailable cannot be "
+          "both set");
+  }
+  CheckIntOrPercent("spec.minAvailable", spec.min_available(), r);
+  CheckIntOrPercent("spec.maxUnavailable", spec.max_unavailable(), r);
+  CheckLabelSelector(
+      spec.selector(), [] { return std::string("spec.selector"); }, r);
+  const std::string& policy = spec.unhealthy_pod_eviction_policy();
+  if (!policy.empty() && policy != "IfHealthyBudget" &&
+      policy != "AlwaysAllow") {
+    r.Add("spec.unhealthyPodEvictionPolicy",
+          absl::StrCat("Unsupported value: \"", policy,
+                       "\": supported values: \"AlwaysAllow\", "
+                       "\"IfHealthyBudget\""));
+  }
+}
+
 // The scheduling fields of a pod spec the API server validates and nodeplan
 // reads: resources, topology spread constraints and
 // affinity terms.
@@ -713,6 +769,17 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   unique(w.storage_classes, "StorageClass", false);
   unique(w.namespaces, "Namespace", false);
   unique(w.pod_disruption_budgets, "PodDisruptionBudget", true);
+  if (w.pod_disruption_budgets != nullptr) {
+    for (const v1::PodDisruptionBudget& b : *w.pod_disruption_budgets) {
+      Reporter r(
+          [&] {
+            return absl::StrCat("PodDisruptionBudget ",
+                                NamespacedName(b.metadata()));
+          },
+          out);
+      CheckPdbSpec(b.spec(), r);
+    }
+  }
   // Node and NodeClaim status quantities: valid wherever they are read or
   // not (a node the request cannot use was never parsed; found by
   // tests/fuzz).

@@ -428,6 +428,66 @@ TEST(WorkloadInputsTest, ApiServerRulesForSelectorsAndTolerations) {
   }
 }
 
+// ValidatePodDisruptionBudgetSpec: Disrupt reads a PDB's spec (a fully
+// blocking budget) and its selector.
+TEST(WorkloadInputsTest, PodDisruptionBudgetsTheApiServerRefusesAreRefused) {
+  struct Case {
+    const char* spec;
+    const char* violation;
+  } cases[] = {
+      {"{minAvailable: 1, maxUnavailable: 1}",
+       "spec: Invalid value: minAvailable and maxUnavailable cannot be both "
+       "set"},
+      {"{maxUnavailable: \"ten\"}",
+       "spec.maxUnavailable: Invalid value: \"ten\": must be an integer or "
+       "percentage (e.g '5%')"},
+      {"{minAvailable: 101%}",
+       "spec.minAvailable: Invalid value: \"101%\": must not be greater than "
+       "100%"},
+      {"{minAvailable: -1}",
+       "spec.minAvailable: Invalid value: -1: must be greater than or equal "
+       "to 0"},
+      {"{maxUnavailable: 1, selector: {matchExpressions: [{key: app, "
+       "operator: Gt, values: [\"1\"]}]}}",
+       "spec.selector.matchExpressions[0].operator: Invalid value: \"Gt\": "
+       "not a valid selector operator"},
+      {"{maxUnavailable: 1, unhealthyPodEvictionPolicy: Never}",
+       "spec.unhealthyPodEvictionPolicy: Unsupported value: \"Never\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    const std::string pdb = absl::StrCat(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+        "metadata: {name: b, namespace: default}\nspec: ",
+        c.spec, "\n");
+    const v1::ValidateResponse v = Validate(MustLoad(pdb));
+    std::string lines;
+    for (const v1::FieldViolation& f : v.violations()) {
+      absl::StrAppend(&lines, f.object(), ": ", f.field_path(), ": ",
+                      f.message(), "\n");
+    }
+    EXPECT_THAT(lines, HasSubstr(absl::StrCat("PodDisruptionBudget default/b: ",
+                                              c.violation)));
+    v1::ScheduleRequest s = WithPool(PodWithSpec(""));
+    v1::DisruptRequest d;
+    *d.mutable_node_pools() = s.node_pools();
+    *d.mutable_catalog() = s.catalog();
+    *d.mutable_pods() = s.pods();
+    *d.mutable_pod_disruption_budgets() =
+        MustLoad(pdb).pod_disruption_budgets();
+    d.set_now("2026-12-02T10:00:00Z");
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    ASSERT_FALSE(disrupt.ok());
+    EXPECT_EQ(disrupt.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(disrupt.status().message(), HasSubstr(c.violation));
+  }
+  const v1::ValidateResponse ok = Validate(MustLoad(
+      "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+      "metadata: {name: b, namespace: default}\n"
+      "spec: {maxUnavailable: 0%, selector: {matchLabels: {app: p}}}\n"));
+  EXPECT_THAT(ok.violations(), IsEmpty());
+}
+
 TEST(WorkloadInputsTest, NegativeRequestsAreRefusedBySchedule) {
   absl::StatusOr<v1::ScheduleResponse> resp =
       Schedule(WithPool(R"(apiVersion: v1
