@@ -749,9 +749,57 @@ absl::Status CheckLimits(const Workload& w) {
 
 namespace {
 
+// ValidateObjectMeta's labels, for any object (CRDs included).
+void CheckMetadataLabels(const v1::ObjectMeta& meta, absl::string_view kind,
+                         bool namespaced, v1::ValidateResponse* out) {
+  if (meta.labels().empty()) return;
+  Reporter r(
+      [&] {
+        return absl::StrCat(kind, " ",
+                            namespaced ? NamespacedName(meta) : meta.name());
+      },
+      out);
+  CheckLabels([] { return std::string("metadata.labels"); }, meta.labels(), r);
+}
+
+// validateNodeTaints: each key a label name, each value a label value, a
+// known effect, and one taint per key and effect.
+void CheckNodeTaints(const v1::Node& node, v1::ValidateResponse* out) {
+  const auto& taints = node.spec().taints();
+  if (taints.empty()) return;
+  Reporter r([&] { return absl::StrCat("Node ", node.metadata().name()); },
+             out);
+  for (int i = 0; i < taints.size(); ++i) {
+    const v1::Taint& t = taints[i];
+    const auto at = [&](const char* field) {
+      return absl::StrCat("spec.taints[", i, "].", field);
+    };
+    CheckLabelName([&] { return at("key"); }, t.key(), r);
+    CheckLabelValue([&] { return at("value"); }, t.value(), r);
+    const std::string& e = t.effect();
+    if (e.empty()) {
+      r.Add(at("effect"), "Required value");
+    } else if (e != "NoSchedule" && e != "PreferNoSchedule" &&
+               e != "NoExecute") {
+      r.Add(at("effect"), absl::StrCat("Unsupported value: \"", e,
+                                       "\": supported values: \"NoExecute\", "
+                                       "\"NoSchedule\", \"PreferNoSchedule\""));
+    }
+    for (int j = 0; j < i; ++j) {
+      if (taints[j].key() != t.key() || taints[j].effect() != e) continue;
+      r.Add(absl::StrCat("spec.taints[", i, "]"),
+            absl::StrCat("Duplicate value: \"", t.key(), ":", e, "\""));
+      break;
+    }
+  }
+}
+
 void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   auto unique = [&](auto list, absl::string_view kind, bool namespaced) {
     if (list == nullptr) return;
+    for (const auto& o : *list) {
+      CheckMetadataLabels(o.metadata(), kind, namespaced, out);
+    }
     CheckUnique(
         *list, kind,
         [namespaced](const v1::ObjectMeta& m) {
@@ -795,6 +843,9 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
     }
   };
   status(w.nodes, "Node");
+  if (w.nodes != nullptr) {
+    for (const v1::Node& n : *w.nodes) CheckNodeTaints(n, out);
+  }
   status(w.node_claims, "NodeClaim");
   if (w.node_pools != nullptr) {
     CheckUnique(
@@ -807,6 +858,8 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
       Reporter r(
           [&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
           out);
+      CheckLabels([] { return std::string("metadata.labels"); },
+                  p.metadata().labels(), r);
       CheckSpec(p.spec(), "spec", r);
     }
     CheckUnique(*w.pods, "Pod", NamespacedName, out);
@@ -823,6 +876,10 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
               absl::StrCat("Invalid value: ", d.spec().replicas(),
                            ": must be greater than or equal to 0"));
       }
+      CheckLabels([] { return std::string("metadata.labels"); },
+                  d.metadata().labels(), r);
+      CheckLabels([] { return std::string("spec.template.metadata.labels"); },
+                  d.spec().template_().metadata().labels(), r);
       CheckSpec(d.spec().template_().spec(), "spec.template.spec", r);
     }
     CheckUnique(*w.deployments, "Deployment", NamespacedName, out);
@@ -834,6 +891,8 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
             return absl::StrCat("DaemonSet ", NamespacedName(d.metadata()));
           },
           out);
+      CheckLabels([] { return std::string("spec.template.metadata.labels"); },
+                  d.spec().template_().metadata().labels(), r);
       CheckSpec(d.spec().template_().spec(), "spec.template.spec", r);
     }
   }

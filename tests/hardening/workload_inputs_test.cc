@@ -488,6 +488,61 @@ TEST(WorkloadInputsTest, PodDisruptionBudgetsTheApiServerRefusesAreRefused) {
   EXPECT_THAT(ok.violations(), IsEmpty());
 }
 
+// ValidateObjectMeta's labels on every object, and a Node's taints.
+TEST(WorkloadInputsTest, ObjectLabelsAndNodeTaintsFollowTheApiServer) {
+  struct Case {
+    std::function<void(v1::ScheduleRequest&)> mutate;
+    const char* message;
+  } cases[] = {
+      {[](v1::ScheduleRequest& r) {
+         (*r.mutable_pods(0)->mutable_metadata()->mutable_labels())["a b"] =
+             "x";
+       },
+       "Pod default/p: metadata.labels: Invalid value: \"a b\": name part "
+       "must consist of"},
+      {[](v1::ScheduleRequest& r) {
+         v1::Node* n = r.add_nodes();
+         n->mutable_metadata()->set_name("n");
+         (*n->mutable_metadata()->mutable_labels())["zone"] = "-bad-";
+       },
+       "Node n: metadata.labels[zone]: Invalid value: \"-bad-\""},
+      {[](v1::ScheduleRequest& r) {
+         v1::Node* n = r.add_nodes();
+         n->mutable_metadata()->set_name("n");
+         v1::Taint* t = n->mutable_spec()->add_taints();
+         t->set_key("k");
+         t->set_effect("Sometimes");
+       },
+       "Node n: spec.taints[0].effect: Unsupported value: \"Sometimes\""},
+      {[](v1::ScheduleRequest& r) {
+         v1::Node* n = r.add_nodes();
+         n->mutable_metadata()->set_name("n");
+         for (int i = 0; i < 2; ++i) {
+           v1::Taint* t = n->mutable_spec()->add_taints();
+           t->set_key("k");
+           t->set_value(absl::StrCat(i));
+           t->set_effect("NoSchedule");
+         }
+       },
+       "Node n: spec.taints[1]: Duplicate value: \"k:NoSchedule\""},
+      {[](v1::ScheduleRequest& r) {
+         v1::Node* n = r.add_nodes();
+         n->mutable_metadata()->set_name("n");
+         n->mutable_spec()->add_taints()->set_key("k");
+       },
+       "Node n: spec.taints[0].effect: Required value"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    v1::ScheduleRequest r = WithPool(PodWithSpec(""));
+    c.mutate(r);
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(r);
+    ASSERT_FALSE(resp.ok());
+    EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
+  }
+}
+
 TEST(WorkloadInputsTest, NegativeRequestsAreRefusedBySchedule) {
   absl::StatusOr<v1::ScheduleResponse> resp =
       Schedule(WithPool(R"(apiVersion: v1
