@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "nodeplan/manifest.h"
+#include "nodeplan/v1/disrupt.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
 
 namespace nodeplan::hardening {
@@ -36,6 +37,28 @@ inline v1::ScheduleRequest RequestFrom(const v1::ManifestSet& set) {
 
 inline v1::ScheduleRequest RequestFromYaml(const std::string& yaml) {
   return RequestFrom(MustLoad(yaml));
+}
+
+// The same cluster as a DisruptRequest (options aside: the two requests'
+// options differ), so one hostile input is fed to Schedule and Disrupt.
+inline v1::DisruptRequest DisruptFrom(const v1::ScheduleRequest& r) {
+  v1::DisruptRequest d;
+  *d.mutable_node_pools() = r.node_pools();
+  *d.mutable_node_classes() = r.node_classes();
+  if (r.has_catalog()) *d.mutable_catalog() = r.catalog();
+  d.set_catalog_ref(r.catalog_ref());
+  *d.mutable_node_overlays() = r.node_overlays();
+  *d.mutable_nodes() = r.nodes();
+  *d.mutable_node_claims() = r.node_claims();
+  *d.mutable_pods() = r.pods();
+  *d.mutable_daemon_sets() = r.daemon_sets();
+  *d.mutable_persistent_volume_claims() = r.persistent_volume_claims();
+  *d.mutable_persistent_volumes() = r.persistent_volumes();
+  *d.mutable_storage_classes() = r.storage_classes();
+  *d.mutable_unavailable_offerings() = r.unavailable_offerings();
+  *d.mutable_deployments() = r.deployments();
+  *d.mutable_namespaces() = r.namespaces();
+  return d;
 }
 
 class Stopwatch {

@@ -63,9 +63,7 @@ TEST(WorkloadInputsTest, HugeReplicasAreResourceExhaustedQuickly) {
     std::vector<Violation> found = Verify(r, v1::ScheduleResponse());
     ASSERT_EQ(found.size(), 1u);
     EXPECT_THAT(found[0].message, HasSubstr("kMaxReplicas"));
-    v1::DisruptRequest d;
-    ASSERT_TRUE(d.ParseFromString(r.SerializeAsString()));
-    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(DisruptFrom(r));
     ASSERT_FALSE(disrupt.ok());
     EXPECT_EQ(disrupt.status().code(), absl::StatusCode::kResourceExhausted);
   }
@@ -469,10 +467,7 @@ TEST(WorkloadInputsTest, PodDisruptionBudgetsTheApiServerRefusesAreRefused) {
     EXPECT_THAT(lines, HasSubstr(absl::StrCat("PodDisruptionBudget default/b: ",
                                               c.violation)));
     v1::ScheduleRequest s = WithPool(PodWithSpec(""));
-    v1::DisruptRequest d;
-    *d.mutable_node_pools() = s.node_pools();
-    *d.mutable_catalog() = s.catalog();
-    *d.mutable_pods() = s.pods();
+    v1::DisruptRequest d = DisruptFrom(s);
     *d.mutable_pod_disruption_budgets() =
         MustLoad(pdb).pod_disruption_budgets();
     d.set_now("2026-12-02T10:00:00Z");
@@ -648,15 +643,7 @@ spec:
     ASSERT_FALSE(resp.ok());
     EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
-    v1::DisruptRequest d;
-    *d.mutable_node_pools() = r.node_pools();
-    *d.mutable_catalog() = r.catalog();
-    *d.mutable_pods() = r.pods();
-    *d.mutable_nodes() = r.nodes();
-    *d.mutable_daemon_sets() = r.daemon_sets();
-    *d.mutable_deployments() = r.deployments();
-    *d.mutable_storage_classes() = r.storage_classes();
-    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(DisruptFrom(r));
     ASSERT_FALSE(disrupt.ok());
     EXPECT_THAT(disrupt.status().message(), HasSubstr(c.message));
   }
@@ -686,11 +673,7 @@ TEST(WorkloadInputsTest, MalformedQuantitiesOfUnplacedPodsAreRefused) {
     EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(resp.status().message(),
                 HasSubstr("Pod default/p: spec.containers[0].resources."));
-    v1::DisruptRequest d;
-    *d.mutable_node_pools() = r.node_pools();
-    *d.mutable_catalog() = r.catalog();
-    *d.mutable_pods() = r.pods();
-    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(DisruptFrom(r));
     ASSERT_FALSE(disrupt.ok());
     EXPECT_THAT(disrupt.status().message(), HasSubstr("Pod default/p"));
   }
@@ -745,10 +728,7 @@ spec:
     EXPECT_EQ(resp.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(resp.status().message(), HasSubstr(c.message));
 
-    v1::DisruptRequest d;
-    *d.mutable_node_pools() = r.node_pools();
-    *d.mutable_catalog() = r.catalog();
-    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(d);
+    absl::StatusOr<v1::DisruptResponse> disrupt = Disrupt(DisruptFrom(r));
     ASSERT_FALSE(disrupt.ok());
     EXPECT_THAT(disrupt.status().message(), HasSubstr(c.message));
   }
