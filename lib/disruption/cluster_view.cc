@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "disruption/clock.h"
 #include "nodeplan/catalog.h"
@@ -17,8 +18,11 @@ const StringMap& EmptyMap() {
   return *m;
 }
 
-std::string NamespaceOf(const v1::ObjectMeta& m) {
-  return m.namespace_().empty() ? "default" : m.namespace_();
+// A view of the metadata's own string (or of a literal): lives as long as
+// the request.
+absl::string_view NamespaceOf(const v1::ObjectMeta& m) {
+  if (m.namespace_().empty()) return "default";
+  return m.namespace_();
 }
 
 const std::string* Find(const StringMap& m, absl::string_view key) {
@@ -361,27 +365,37 @@ absl::Status ClusterView::BuildNodes() {
 
 absl::Status ClusterView::BuildPods() {
   const v1::DisruptRequest& req = *request_;
-  absl::flat_hash_map<std::string, bool> seen;
+  // A pod's labels are read only by the PodDisruptionBudgets of its own
+  // namespace: pods elsewhere are not interned.
+  absl::flat_hash_set<absl::string_view> budget_namespaces;
+  for (const v1::PodDisruptionBudget& b : req.pod_disruption_budgets()) {
+    budget_namespaces.insert(NamespaceOf(b.metadata()));
+  }
+  // Keys are views of pods_[i].key: reserved, pods_ never moves them.
+  pods_.reserve(req.pods_size());
+  absl::flat_hash_set<absl::string_view> seen;
+  seen.reserve(req.pods_size());
   for (const v1::Pod& p : req.pods()) {
-    PodView v;
+    PodView& v = pods_.emplace_back();
     v.pod = &p;
-    v.key = absl::StrCat(NamespaceOf(p.metadata()), "/", p.metadata().name());
-    if (seen.contains(v.key)) {
+    const absl::string_view ns = NamespaceOf(p.metadata());
+    v.key = absl::StrCat(ns, "/", p.metadata().name());
+    if (!seen.insert(v.key).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("pods[", v.key, "]: metadata.name: Duplicate value: \"",
                        p.metadata().name(), "\""));
     }
-    seen[v.key] = true;
-    v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
+    if (budget_namespaces.contains(ns)) {
+      v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
+    }
     if (!p.spec().node_name().empty()) {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
       auto it = node_index_.find(p.spec().node_name());
       if (it != node_index_.end() && nodes_[it->second].node != nullptr) {
         v.node = it->second;
-        nodes_[it->second].pods.push_back(static_cast<int>(pods_.size()));
+        nodes_[it->second].pods.push_back(static_cast<int>(pods_.size() - 1));
       }
     }
-    pods_.push_back(std::move(v));
   }
   return absl::OkStatus();
 }
