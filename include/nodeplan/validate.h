@@ -30,6 +30,24 @@
 //    provisioner checks (karpenter.sh/nodepool DoesNotExist, nodeSelector and
 //    required node-affinity terms through ValidateRequirement, matchFields).
 //    Volume (PVC) checks need the cluster state and are left to Schedule.
+//  * Every pod, Deployment and DaemonSet template, as the API server's
+//    ValidatePodSpec does for the fields nodeplan reads (Schedule and
+//    Disrupt refuse the same): request, limit and overhead quantities
+//    (non-negative, requests within limits), ports (1-65535, TCP/UDP/SCTP,
+//    a host port once per pod; a missing containerPort is allowed),
+//    nodeSelector labels, node affinity (operators, value counts, label-name
+//    keys, label values in required terms, matchFields on metadata.name),
+//    label and namespace selectors, tolerations (an empty key needs Exists,
+//    Exists takes no value, tolerationSeconds needs NoExecute, effects),
+//    topology spread constraints (maxSkew, topologyKey, whenUnsatisfiable,
+//    minDomains only with DoNotSchedule, policies, matchLabelKeys, one per
+//    key and whenUnsatisfiable) and affinity weights and topology keys.
+//    Container names are not checked (nodeplan never reads them).
+//  * Every object: named, unique per kind and namespace, metadata.labels
+//    valid; Node taints (key, value, effect, one per key and effect); Node
+//    and NodeClaim status quantities; PodDisruptionBudget specs
+//    (int-or-percent up to 100%, not both bounds, selector, eviction
+//    policy).
 //
 // Reporting rules:
 //  * object: "<Kind> <name>" ("Pod <namespace>/<name>", namespace "default"
