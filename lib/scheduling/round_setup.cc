@@ -351,7 +351,10 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    cls.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    cls.node_selector.Add(
+        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
+              in_.Intern(value)),
+        in_);
   auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
     Reqs r;
     for (const auto& e : t.match_expressions()) {
@@ -508,7 +511,10 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    d.node_selector.Add(
+        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
+              in_.Intern(value)),
+        in_);
   for (const auto& t :
        spec.affinity()
            .node_affinity()
