@@ -17,6 +17,7 @@
 
 #include "fixtures.h"
 #include "gmock/gmock.h"
+#include "nodeplan/verify.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -167,6 +168,22 @@ std::string Required(std::vector<std::string> exprs) {
       "required_during_scheduling_ignored_during_execution { "
       "node_selector_terms { ",
       term, "} } } } }");
+}
+
+// Preferred node affinity: one term per (weight, expressions).
+std::string Preferred(
+    std::vector<std::pair<int, std::vector<std::string>>> terms) {
+  std::string out;
+  for (const auto& [weight, exprs] : terms) {
+    absl::StrAppend(&out,
+                    "preferred_during_scheduling_ignored_during_execution { "
+                    "weight: ",
+                    weight, " preference { ");
+    for (const auto& e : exprs)
+      absl::StrAppend(&out, "match_expressions { ", e, " } ");
+    absl::StrAppend(&out, "} } ");
+  }
+  return absl::StrCat("spec { affinity { node_affinity { ", out, "} } }");
 }
 
 std::string Selector(const std::string& key, const std::string& value) {
@@ -429,12 +446,12 @@ TEST(KarpenterSuite, SeveralRequiredTermsAreRelaxedInOrder) {
 // suite_test.go: "should relax all terms" (preferred)
 TEST(KarpenterSuite, AllImpossiblePreferencesAreRelaxed) {
   auto r = KRequest();
-  *r.add_pods() = Bare("p", R"pb(spec { affinity { node_affinity {
-      preferred_during_scheduling_ignored_during_execution { weight: 1 preference {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "invalid" } } }
-      preferred_during_scheduling_ignored_during_execution { weight: 1 preference {
-        match_expressions { key: "node.kubernetes.io/instance-type" operator: "In" values: "invalid" } } }
-      } } })pb");
+  *r.add_pods() = Bare(
+      "p",
+      Preferred(
+          {{1, {Expr("topology.kubernetes.io/zone", "In", {"invalid"})}},
+           {1,
+            {Expr("node.kubernetes.io/instance-type", "In", {"invalid"})}}}));
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_TRUE(resp.unschedulable().empty());
@@ -445,14 +462,13 @@ TEST(KarpenterSuite, AllImpossiblePreferencesAreRelaxed) {
 TEST(KarpenterSuite, PreferencesRelaxHeaviestFirst) {
   auto r = KRequest(
       Req("topology.kubernetes.io/zone", "In", {"test-zone-1", "test-zone-2"}));
-  *r.add_pods() = Bare("p", R"pb(spec { affinity { node_affinity {
-      preferred_during_scheduling_ignored_during_execution { weight: 100 preference {
-        match_expressions { key: "node.kubernetes.io/instance-type" operator: "In" values: "test-zone-3" } } }
-      preferred_during_scheduling_ignored_during_execution { weight: 50 preference {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-2" } } }
-      preferred_during_scheduling_ignored_during_execution { weight: 1 preference {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-1" } } }
-      } } })pb");
+  *r.add_pods() = Bare(
+      "p",
+      Preferred(
+          {{100,
+            {Expr("node.kubernetes.io/instance-type", "In", {"test-zone-3"})}},
+           {50, {Expr("topology.kubernetes.io/zone", "In", {"test-zone-2"})}},
+           {1, {Expr("topology.kubernetes.io/zone", "In", {"test-zone-1"})}}}));
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-2");
@@ -463,21 +479,22 @@ TEST(KarpenterSuite, PreferencesRelaxHeaviestFirst) {
 // conflicting"
 TEST(KarpenterSuite, ConflictingPreferencesAreDropped) {
   auto r = KRequest();
-  *r.add_pods() = Bare("p", R"pb(spec { affinity { node_affinity {
-      preferred_during_scheduling_ignored_during_execution { weight: 1 preference {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "NotIn" values: "test-zone-3" } } }
-      required_during_scheduling_ignored_during_execution { node_selector_terms {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "test-zone-3" } } }
-      } } })pb");
+  v1::Pod p = Bare("p", Preferred({{1,
+                                    {Expr("topology.kubernetes.io/zone",
+                                          "NotIn", {"test-zone-3"})}}}));
+  p.MergeFrom(Parse<v1::Pod>(
+      Required({Expr("topology.kubernetes.io/zone", "In", {"test-zone-3"})})));
+  *r.add_pods() = p;
   auto resp = MustSchedule(r);
   ASSERT_EQ(resp.new_node_claims_size(), 1);
   EXPECT_EQ(resp.new_node_claims(0).launch().zone(), "test-zone-3");
 
-  *r.mutable_pods(0) = Bare("p", R"pb(spec { affinity { node_affinity {
-      preferred_during_scheduling_ignored_during_execution { weight: 1 preference {
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "In" values: "invalid" }
-        match_expressions { key: "topology.kubernetes.io/zone" operator: "NotIn" values: "invalid" } } }
-      } } })pb");
+  *r.mutable_pods(0) = Bare(
+      "p",
+      Preferred(
+          {{1,
+            {Expr("topology.kubernetes.io/zone", "In", {"invalid"}),
+             Expr("topology.kubernetes.io/zone", "NotIn", {"invalid"})}}}));
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 1);
 }
 
@@ -551,6 +568,7 @@ TEST(KarpenterSuite, BetaInstanceTypeLabelIsNormalized) {
   std::set<std::string> types = {LaunchedType(resp, 0), LaunchedType(resp, 1)};
   EXPECT_EQ(types, (std::set<std::string>{"small-instance-type",
                                           "default-instance-type"}));
+  EXPECT_TRUE(Verify(r, resp).empty());
 }
 
 // suite_test.go: "should launch pods with resources that aren't on any single
@@ -1030,6 +1048,7 @@ TEST(KarpenterSuite, NodesLimitStopsTheThirdNode) {
   auto resp = MustSchedule(r);
   EXPECT_EQ(resp.new_node_claims_size(), 2);
   EXPECT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_TRUE(Verify(r, resp).empty());
 
   auto cpu = KRequest();
   (*Pool0(cpu).mutable_spec()->mutable_limits())["cpu"] = "3";
