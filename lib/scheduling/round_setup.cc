@@ -185,6 +185,12 @@ absl::Status Round::SetupSimulation() {
       if (c_.pools[e.limit_pool].limit_mask & (1u << x))
         pools_[e.limit_pool].remaining[x] += e.limit_use[x];
   }
+  for (const ExistingNode& e : b.limit_only_claims_) {
+    if (!claim_removed[e.request_claim]) continue;
+    for (int x = 0; x < kMaxDims; ++x)
+      if (c_.pools[e.limit_pool].limit_mask & (1u << x))
+        pools_[e.limit_pool].remaining[x] += e.limit_use[x];
+  }
   FinishSetup();
   return absl::OkStatus();
 }
@@ -788,7 +794,23 @@ absl::Status Round::CompileExisting() {
       e.remaining = c_.types[t].allocatable;
       capacity = c_.types[t].capacity;
     } else {
-      continue;  // unknown size: cannot hold pods
+      // Unknown size: it cannot hold pods, but Karpenter sums every
+      // NodeClaim's status.capacity against its NodePool's limits.
+      auto it = labels.find(labels::kNodePool);
+      int p = it == labels.end() ? -1 : pool_index(it->second);
+      if (p < 0 || !c_.pools[p].has_limits) continue;
+      auto cap =
+          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      if (!cap.ok()) return cap.status();
+      capacity = *cap;
+      if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;
+      for (int x = 0; x < kMaxDims; ++x)
+        if (c_.pools[p].limit_mask & (1u << x))
+          pools_[p].remaining[x] -= capacity[x];
+      e.limit_pool = p;
+      e.limit_use = capacity;
+      limit_only_claims_.push_back(std::move(e));
+      continue;
     }
     add_daemon_overhead(e, {});
     if (auto it = labels.find(labels::kNodePool); it != labels.end()) {

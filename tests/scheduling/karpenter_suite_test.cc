@@ -1078,15 +1078,8 @@ TEST(KarpenterSuite, EarlierNodeCountsAgainstTheLimit) {
 // suite_test.go: "should not schedule when limits are exceeded" (an in-flight
 // NodeClaim whose capacity alone is over the limit; it names no instance
 // type)
-//
-// DISABLED: nodeplan disagrees. Karpenter sums status.capacity of every
-// NodeClaim of the NodePool against its limits, including one with no
-// allocatable and no instance-type label, so the pod stays pending. nodeplan
-// (Round::CompileExisting) skips such a NodeClaim before charging its
-// NodePool's limits and launches a NodeClaim. Charging it there is not
-// enough: the disruption simulation gives a removed node's limits back
-// through its ExistingNode entry, which a skipped NodeClaim does not have.
-TEST(KarpenterSuite, DISABLED_InFlightClaimCapacityCountsAgainstTheLimit) {
+// (nodeplan used to skip such a NodeClaim before charging the limits.)
+TEST(KarpenterSuite, InFlightClaimCapacityCountsAgainstTheLimit) {
   auto r = KRequest();
   (*Pool0(r).mutable_spec()->mutable_limits())["cpu"] = "20";
   *r.add_node_claims() = Parse<v1::NodeClaim>(
