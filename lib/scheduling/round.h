@@ -295,6 +295,10 @@ class Round {
   void SetupCommon();
   void FinishSetup();
   absl::Status CompileExisting();
+  // Charges `use` (and one node) to NodePool `pool`'s limits on behalf of
+  // `e`; GiveBackLimits returns what `e` was charged.
+  void ChargeLimits(ExistingNode& e, int pool, ResVec use);
+  void GiveBackLimits(const ExistingNode& e);
   void CompilePoolStates();
   void BuildDomainUniverse();
   void BuildInverseFromBound();
