@@ -295,6 +295,10 @@ class Round {
   void SetupCommon();
   void FinishSetup();
   absl::Status CompileExisting();
+  // Charges `use` (and one node) to NodePool `pool`'s limits on behalf of
+  // `e`; GiveBackLimits returns what `e` was charged.
+  void ChargeLimits(ExistingNode& e, int pool, ResVec use);
+  void GiveBackLimits(const ExistingNode& e);
   void CompilePoolStates();
   void BuildDomainUniverse();
   void BuildInverseFromBound();
@@ -422,6 +426,9 @@ class Round {
   std::vector<std::vector<std::pair<const v1::Pod*, int>>> daemon_pods_;
   std::vector<const v1::Pod*> daemon_newest_;
   std::vector<ExistingNode> existing_nodes_;  // a simulation reads the base's
+  // In-flight NodeClaims of unknown size: they hold no pods, but their
+  // status.capacity counts against their NodePool's limits.
+  std::vector<ExistingNode> limit_only_claims_;
   std::vector<Existing> existing_;
   std::vector<PoolState> pools_;
   bool any_pns_taint_ = false;

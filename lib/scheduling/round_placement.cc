@@ -777,6 +777,9 @@ Fail Round::Add(int pod, int level, std::string* err) {
         for (int d : ps.limited)
           mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
       });
+      // A "nodes" limit counts the NodeClaim itself (no type has capacity
+      // in that dimension).
+      if (nodes_dim_ >= 0) mx[nodes_dim_] = 1;
       for (int d : ps.limited) ps.remaining[d] -= mx[d];
       ps.limit_dirty = true;
     }

@@ -181,11 +181,10 @@ absl::Status Round::SetupSimulation() {
       existing_.push_back({&e, e.remaining, e.ports, {}});
       continue;
     }
-    if (e.limit_pool < 0) continue;
-    for (int x = 0; x < kMaxDims; ++x)
-      if (c_.pools[e.limit_pool].limit_mask & (1u << x))
-        pools_[e.limit_pool].remaining[x] += e.limit_use[x];
+    GiveBackLimits(e);
   }
+  for (const ExistingNode& e : b.limit_only_claims_)
+    if (claim_removed[e.request_claim]) GiveBackLimits(e);
   FinishSetup();
   return absl::OkStatus();
 }
@@ -352,7 +351,10 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    cls.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    cls.node_selector.Add(
+        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
+              in_.Intern(value)),
+        in_);
   auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
     Reqs r;
     for (const auto& e : t.match_expressions()) {
@@ -509,7 +511,10 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    d.node_selector.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+    d.node_selector.Add(
+        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
+              in_.Intern(value)),
+        in_);
   for (const auto& t :
        spec.affinity()
            .node_affinity()
@@ -558,6 +563,22 @@ int InFlightType(
 }
 
 }  // namespace
+
+void Round::ChargeLimits(ExistingNode& e, int pool, ResVec use) {
+  if (nodes_dim_ >= 0) use[nodes_dim_] = 1;
+  for (int x = 0; x < kMaxDims; ++x)
+    if (c_.pools[pool].limit_mask & (1u << x))
+      pools_[pool].remaining[x] -= use[x];
+  e.limit_pool = pool;
+  e.limit_use = use;
+}
+
+void Round::GiveBackLimits(const ExistingNode& e) {
+  if (e.limit_pool < 0) return;
+  for (int x = 0; x < kMaxDims; ++x)
+    if (c_.pools[e.limit_pool].limit_mask & (1u << x))
+      pools_[e.limit_pool].remaining[x] += e.limit_use[x];
+}
 
 absl::Status Round::CompileExisting() {
   // Catalog lookup by instance-type name for in-flight NodeClaims. With one
@@ -720,13 +741,7 @@ absl::Status Round::CompileExisting() {
         auto cap = dims_.ParseList(node.status().capacity(),
                                    path + ".status.capacity");
         if (!cap.ok()) return cap.status();
-        ResVec cv = *cap;
-        if (nodes_dim_ >= 0) cv[nodes_dim_] = 1;
-        for (int x = 0; x < kMaxDims; ++x)
-          if (c_.pools[p].limit_mask & (1u << x))
-            pools_[p].remaining[x] -= cv[x];
-        e.limit_pool = p;
-        e.limit_use = cv;
+        ChargeLimits(e, p, *cap);
       }
     }
     existing_nodes_.push_back(std::move(e));
@@ -756,6 +771,7 @@ absl::Status Round::CompileExisting() {
     e.hostname = in_.Intern(e.name);
     e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
     ResVec capacity;
+    bool sized = true;
     if (!nc.status().allocatable().empty()) {
       auto alloc = dims_.ParseList(nc.status().allocatable(),
                                    path + ".status.allocatable");
@@ -771,21 +787,22 @@ absl::Status Round::CompileExisting() {
       e.remaining = c_.types[t].allocatable;
       capacity = c_.types[t].capacity;
     } else {
-      continue;  // unknown size: cannot hold pods
+      sized = false;  // it cannot hold pods
     }
-    add_daemon_overhead(e, {});
-    if (auto it = labels.find(labels::kNodePool); it != labels.end()) {
-      int p = pool_index(it->second);
-      if (p >= 0 && c_.pools[p].has_limits) {
-        if (nodes_dim_ >= 0) capacity[nodes_dim_] = 1;
-        for (int x = 0; x < kMaxDims; ++x)
-          if (c_.pools[p].limit_mask & (1u << x))
-            pools_[p].remaining[x] -= capacity[x];
-        e.limit_pool = p;
-        e.limit_use = capacity;
-      }
+    if (sized) add_daemon_overhead(e, {});
+    int p = -1;
+    if (auto it = labels.find(labels::kNodePool); it != labels.end())
+      p = pool_index(it->second);
+    if (!sized) {
+      // Karpenter still sums its status.capacity against the limits.
+      if (p < 0 || !c_.pools[p].has_limits) continue;
+      auto cap =
+          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      if (!cap.ok()) return cap.status();
+      capacity = *cap;
     }
-    existing_nodes_.push_back(std::move(e));
+    if (p >= 0 && c_.pools[p].has_limits) ChargeLimits(e, p, capacity);
+    (sized ? existing_nodes_ : limit_only_claims_).push_back(std::move(e));
   }
   std::stable_sort(existing_nodes_.begin(), existing_nodes_.end(),
                    [](const ExistingNode& a, const ExistingNode& b) {
