@@ -43,9 +43,10 @@ void OwnedBy(v1::Pod& p, const std::string& api_version,
 // on-demand, which Karpenter's fake provider's are not.
 v1::NodePool& OnDemandPool(Cluster& c, const std::string& name) {
   v1::NodePool& np = c.NodePool(name);
-  v1::NodeSelectorRequirement* ct =
-      np.mutable_spec()->mutable_template_()->mutable_spec()->mutable_requirements(
-          0);
+  v1::NodeSelectorRequirement* ct = np.mutable_spec()
+                                        ->mutable_template_()
+                                        ->mutable_spec()
+                                        ->mutable_requirements(0);
   ct->clear_values();
   ct->add_values("on-demand");
   return np;
@@ -143,17 +144,17 @@ TEST(KarpenterCandidateFilteringTest,
       } else {
         Annotate(p.mutable_metadata(), kDoNotDisrupt, "true");
       }
-      if (grace) c.ClaimOf("n1").mutable_spec()->set_termination_grace_period(
-          "300s");
+      if (grace)
+        c.ClaimOf("n1").mutable_spec()->set_termination_grace_period("300s");
       v1::DisruptResponse r = c.Disrupt();
       const v1::NodeCandidacy* n1 = Candidacy(r, "n1");
       ASSERT_NE(n1, nullptr);
       const std::string what = absl::StrCat("pdb=", pdb, " grace=", grace);
       EXPECT_FALSE(n1->graceful().eligible()) << what;
       EXPECT_EQ(n1->eventual().eligible(), grace) << what;
-      EXPECT_THAT(n1->graceful().message(),
-                  HasSubstr(pdb ? "Pdb prevents pod evictions"
-                                : "do-not-disrupt"))
+      EXPECT_THAT(
+          n1->graceful().message(),
+          HasSubstr(pdb ? "Pdb prevents pod evictions" : "do-not-disrupt"))
           << what;
     }
   }
@@ -502,8 +503,7 @@ TEST(KarpenterEmptinessTest, PendingPodsAreConsideredWhenConsolidating) {
 void Retype(Cluster& c, const std::string& node, const std::string& type,
             const std::string& zone) {
   for (v1::ObjectMeta* m :
-       {c.ClaimOf(node).mutable_metadata(),
-        [&]() -> v1::ObjectMeta* {
+       {c.ClaimOf(node).mutable_metadata(), [&]() -> v1::ObjectMeta* {
           for (v1::Node& n : *c.request().mutable_nodes()) {
             if (n.metadata().name() == node) return n.mutable_metadata();
           }
@@ -710,7 +710,8 @@ TEST(KarpenterConsolidationTest, NoDeleteOntoAnUninitializedNode) {
   EXPECT_TRUE(HasEvent(r, "would schedule against uninitialized nodeclaim"));
 }
 
-TEST(KarpenterConsolidationTest, ADestinationWithConsolidateAfterNeverTakesPods) {
+TEST(KarpenterConsolidationTest,
+     ADestinationWithConsolidateAfterNeverTakesPods) {
   Cluster c;
   SetBudget(OnDemandPool(c, "default"), "100%");
   v1::NodePool& never = OnDemandPool(c, "never");
@@ -805,8 +806,7 @@ TEST(KarpenterSpotToSpotTest, ASpotNodeAmongTheCheapestStays) {
 // ---------------------------------------------------------------------------
 // Drift (drift_test.go).
 
-void Drift(Cluster& c, const std::string& node,
-           const std::string& since = "") {
+void Drift(Cluster& c, const std::string& node, const std::string& since = "") {
   (*c.request().mutable_provider_drifted())[node + "-claim"] = "AMIDrifted";
   if (since.empty()) return;
   v1::Condition* d = c.ClaimOf(node).mutable_status()->add_conditions();
@@ -831,8 +831,9 @@ TEST(KarpenterDriftTest, SkipsADriftedNodeWhosePodsCannotReschedule) {
   c.Node("stuck", "default", {.created = "2026-12-02T08:00:00Z"});
   (*c.request().mutable_nodes(0)->mutable_metadata()->mutable_labels())["foo"] =
       "1";
-  (*c.Pod("pinned", "stuck", "1").mutable_spec()->mutable_node_selector())
-      ["foo"] = "1";
+  (*c.Pod("pinned", "stuck", "1")
+        .mutable_spec()
+        ->mutable_node_selector())["foo"] = "1";
   Drift(c, "stuck", "2026-12-02T08:00:00Z");
   c.Node("free", "default");
   c.Pod("p", "free", "1");
@@ -1045,6 +1046,189 @@ TEST(KarpenterExpirationTest, NeverExpires) {
   v1::DisruptResponse r = c.Disrupt();
   for (const v1::Expiration& e : r.expirations()) {
     EXPECT_NE(e.action(), "delete");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// More of consolidation_test.go: budgets, topology, initialization order,
+// reserved capacity; and drift into several NodeClaims.
+
+// Ten expensive nodes whose pods all fit on one: the budget (30% = 3) caps
+// the multi-node delete at three nodes.
+TEST(KarpenterConsolidationTest, MultiNodeDeleteStopsAtTheBudget) {
+  Cluster c;
+  SetBudget(OnDemandPool(c, "default"), "30%");
+  for (int i = 0; i < 10; ++i) {
+    c.Node(absl::StrCat("n", i), "default", {.type = "size-16"});
+    c.Pod(absl::StrCat("p", i), absl::StrCat("n", i), "100m");
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "multi-node-consolidation");
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_EQ(r.commands(0).candidates_size(), 3);
+}
+
+// A zero budget inside its schedule window blocks; outside it, nothing
+// blocks. The window's end is the next decision time.
+TEST(KarpenterBudgetScheduleTest, AZeroBudgetBlocksOnlyInsideItsWindow) {
+  for (const char* schedule : {"0 9 * * *", "0 12 * * *"}) {
+    Cluster c;
+    v1::Budget* b = c.NodePool("default")
+                        .mutable_spec()
+                        ->mutable_disruption()
+                        ->add_budgets();
+    b->set_nodes("0");
+    b->set_schedule(schedule);
+    b->set_duration("2h");
+    c.Node("n1", "default");
+    v1::DisruptResponse r = c.Disrupt();
+    const bool active = std::string(schedule) == "0 9 * * *";
+    EXPECT_EQ(r.commands_size(), active ? 0 : 1) << schedule;
+    const v1::BudgetAllowance* e = Budget(r, "default", "Empty");
+    ASSERT_NE(e, nullptr);
+    ASSERT_EQ(e->active_size(), 1);
+    EXPECT_EQ(e->active(0), active) << schedule;
+    if (active) {
+      EXPECT_EQ(r.next_decision_at(), "2026-12-02T11:00:00Z");
+    }
+  }
+}
+
+// Three nodes, one per zone, holding a zone-spread workload: the expensive
+// one in test-zone-2 is replaced by a cheaper node in test-zone-2.
+TEST(KarpenterConsolidationTest, ReplacementKeepsTheZonalSpread) {
+  Cluster c;
+  SetBudget(OnDemandPool(c, "default"), "100%");
+  c.Node("z1", "default", {.type = "size-1", .zone = "test-zone-1"});
+  c.Node("z2", "default", {.type = "size-16", .zone = "test-zone-2"});
+  c.Node("z3", "default", {.type = "size-1", .zone = "test-zone-3"});
+  for (const char* n : {"z1", "z2", "z3"}) {
+    v1::Pod& p = c.Pod(absl::StrCat("p-", n), n, "500m");
+    (*p.mutable_metadata()->mutable_labels())["app"] = "test-zonal-spread";
+    v1::TopologySpreadConstraint* t =
+        p.mutable_spec()->add_topology_spread_constraints();
+    t->set_max_skew(1);
+    t->set_topology_key("topology.kubernetes.io/zone");
+    t->set_when_unsatisfiable("DoNotSchedule");
+    (*t->mutable_label_selector()->mutable_match_labels())["app"] =
+        "test-zonal-spread";
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1) << r.DebugString();
+  const v1::DisruptionCommand& cmd = r.commands(0);
+  EXPECT_EQ(cmd.decision(), "replace");
+  EXPECT_THAT(CandidateNodes(cmd), ElementsAre("z2"));
+  ASSERT_EQ(cmd.replacements_size(), 1);
+  EXPECT_EQ(cmd.replacements(0).launch().zone(), "test-zone-2");
+  EXPECT_EQ(cmd.replacements(0).launch().instance_type(), "size-1");
+}
+
+// The cheapest nodes, one pod each, with hostname anti-affinity: nothing can
+// be deleted and nothing is cheaper.
+TEST(KarpenterConsolidationTest, NoDeleteThatWouldBreakPodAntiAffinity) {
+  Cluster c;
+  SetBudget(OnDemandPool(c, "default"), "100%");
+  const char* zones[] = {"test-zone-1", "test-zone-2", "test-zone-3"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = absl::StrCat("n", i);
+    c.Node(n, "default", {.type = "size-1", .zone = zones[i]});
+    v1::PodAffinityTerm* t =
+        c.Pod(absl::StrCat("p", i), n, "100m")
+            .mutable_spec()
+            ->mutable_affinity()
+            ->mutable_pod_anti_affinity()
+            ->add_required_during_scheduling_ignored_during_execution();
+    t->set_topology_key("kubernetes.io/hostname");
+    (*t->mutable_label_selector()->mutable_match_labels())["app"] = "test";
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.commands_size(), 0) << r.method();
+}
+
+// Among many uninitialized nodes with room, the moved pod goes to the one
+// initialized node, and the delete goes ahead. As in Karpenter's suite, the
+// big nodes are of the cheapest type that holds their pod, with room for the
+// small node's pod only.
+TEST(KarpenterConsolidationTest, InitializedNodesAreConsideredFirst) {
+  Cluster c;
+  SetBudget(OnDemandPool(c, "default"), "100%");
+  *c.request().mutable_catalog() = SizedCatalog({1, 3});
+  for (int i = 0; i < 5; ++i) {
+    const std::string n = absl::StrCat("a-uninit", i);
+    c.Node(n, "default", {.type = "size-3", .initialized = false});
+    c.Pod(absl::StrCat("u", i), n, "2");
+  }
+  c.Node("m-init", "default", {.type = "size-3"});
+  c.Pod("i", "m-init", "2");
+  c.Node("z-small", "default", {.type = "size-1"});
+  c.Pod("s", "z-small", "1");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1) << r.method();
+  const v1::DisruptionCommand& cmd = r.commands(0);
+  EXPECT_EQ(cmd.decision(), "delete");
+  EXPECT_THAT(CandidateNodes(cmd), ElementsAre("z-small"));
+  ASSERT_EQ(cmd.existing_nodes_size(), 1);
+  EXPECT_EQ(cmd.existing_nodes(0).name(), "m-init");
+  EXPECT_FALSE(HasEvent(r, "would schedule against uninitialized nodeclaim"));
+}
+
+// A reserved offering of the node's own type, far cheaper, is a valid
+// replacement for an on-demand or a spot node (spot-to-spot off: the
+// scheduler narrows the replacement to reserved capacity first).
+TEST(KarpenterReservedCapacityTest, ConsolidatesIntoReservedOfTheSameType) {
+  for (const char* from : {"on-demand", "spot"}) {
+    Cluster c;
+    v1::NodePool& np = c.NodePool("default");
+    np.mutable_spec()
+        ->mutable_template_()
+        ->mutable_spec()
+        ->mutable_requirements(0)
+        ->add_values("reserved");
+    v1::Catalog& cat = *c.request().mutable_catalog();
+    for (v1::InstanceType& t : *cat.mutable_instance_types()) {
+      if (t.name() != "size-16") continue;
+      v1::Offering* o = t.add_offerings();
+      o->set_zone("test-zone-1");
+      o->set_capacity_type("reserved");
+      o->set_price(FakePrice(16, 32) / 1e6);
+      o->set_reservation_id("r-size-16");
+      o->set_reservation_capacity(10);
+    }
+    c.Node("n1", "default", {.type = "size-16", .capacity_type = from});
+    c.Pod("p", "n1", "100m");
+    v1::DisruptResponse r = c.Disrupt();
+    ASSERT_EQ(r.commands_size(), 1) << from << r.DebugString();
+    const v1::DisruptionCommand& cmd = r.commands(0);
+    EXPECT_EQ(cmd.decision(), "replace") << from;
+    ASSERT_EQ(cmd.replacements_size(), 1) << from;
+    EXPECT_EQ(cmd.replacements(0).launch().instance_type(), "size-16") << from;
+    EXPECT_EQ(cmd.replacements(0).launch().capacity_type(), "reserved") << from;
+    EXPECT_EQ(cmd.replacements(0).launch().reservation_id(), "r-size-16")
+        << from;
+  }
+}
+
+// A drifted node whose pods need three of the only remaining type gets
+// three replacements in one command.
+TEST(KarpenterDriftTest, ReplacesADriftedNodeWithSeveralNodes) {
+  Cluster c;
+  OnDemandPool(c, "default");
+  v1::Catalog& cat = *c.request().mutable_catalog();
+  cat.clear_instance_types();
+  v1::InstanceType current = SizedType(8);
+  for (v1::Offering& o : *current.mutable_offerings()) o.set_available(false);
+  *cat.add_instance_types() = current;
+  *cat.add_instance_types() = SizedType(3);
+  c.Node("n1", "default", {.type = "size-8"});
+  for (int i = 0; i < 3; ++i) c.Pod(absl::StrCat("p", i), "n1", "2");
+  Drift(c, "n1");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "drift");
+  EXPECT_EQ(r.commands(0).replacements_size(), 3);
+  for (const v1::NewNodeClaim& n : r.commands(0).replacements()) {
+    EXPECT_EQ(n.launch().instance_type(), "size-3");
   }
 }
 
