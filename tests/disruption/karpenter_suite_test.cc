@@ -1232,5 +1232,205 @@ TEST(KarpenterDriftTest, ReplacesADriftedNodeWithSeveralNodes) {
   }
 }
 
+// Pods fit on a Node Karpenter does not manage: the managed node is deleted.
+TEST(KarpenterConsolidationTest, NonKarpenterCapacityTakesThePods) {
+  Cluster c;
+  SetBudget(OnDemandPool(c, "default"), "100%");
+  c.Node("managed", "default", {.type = "size-1"});
+  for (int i = 0; i < 3; ++i) c.Pod(absl::StrCat("p", i), "managed", "100m");
+  v1::Node& u = *c.request().add_nodes();
+  u.set_api_version("v1");
+  u.set_kind("Node");
+  u.mutable_metadata()->set_name("unmanaged");
+  (*u.mutable_metadata()->mutable_labels())["kubernetes.io/hostname"] =
+      "unmanaged";
+  (*u.mutable_metadata()->mutable_labels())["kubernetes.io/arch"] = "amd64";
+  (*u.mutable_metadata()->mutable_labels())["kubernetes.io/os"] = "linux";
+  u.mutable_spec()->set_provider_id("test://unmanaged");
+  auto& cap = *u.mutable_status()->mutable_capacity();
+  cap["cpu"] = "32";
+  cap["memory"] = "64Gi";
+  cap["pods"] = "100";
+  *u.mutable_status()->mutable_allocatable() = cap;
+  v1::NodeCondition* ready = u.mutable_status()->add_conditions();
+  ready->set_type("Ready");
+  ready->set_status("True");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("managed"));
+  ASSERT_EQ(r.commands(0).existing_nodes_size(), 1);
+  EXPECT_EQ(r.commands(0).existing_nodes(0).name(), "unmanaged");
+}
+
+// Unconsolidatable events carry Karpenter's words, on the Node and on its
+// NodeClaim; an empty node under the default policy raises none.
+TEST(KarpenterConsolidationEventsTest, DisabledConsolidationIsExplained) {
+  struct Case {
+    const char* policy;
+    const char* consolidate_after;
+    bool pod;
+    const char* message;  // "" = no Unconsolidatable event
+  } cases[] = {
+      {"WhenEmptyOrUnderutilized", "0s", false, ""},
+      {"WhenEmpty", "1m", true,
+       "NodePool \"default\" has consolidation policy WhenEmpty, but node is "
+       "not empty"},
+      {"WhenEmptyOrUnderutilized", "Never", true,
+       "NodePool \"default\" has consolidation disabled"},
+  };
+  for (const Case& k : cases) {
+    Cluster c;
+    v1::Disruption* d =
+        c.NodePool("default").mutable_spec()->mutable_disruption();
+    d->set_consolidation_policy(k.policy);
+    d->set_consolidate_after(k.consolidate_after);
+    c.Node("n1", "default", {.type = "size-16"});
+    if (k.pod) c.Pod("p", "n1");
+    v1::DisruptResponse r = c.Disrupt();
+    std::vector<std::string> kinds;
+    for (const v1::DisruptionEvent& e : r.events()) {
+      if (e.reason() != "Unconsolidatable") continue;
+      EXPECT_EQ(e.message(), k.message) << k.policy << " " << e.kind();
+      kinds.push_back(e.kind());
+    }
+    if (std::string(k.message).empty()) {
+      EXPECT_THAT(kinds, IsEmpty()) << k.policy;
+    } else {
+      EXPECT_THAT(kinds, UnorderedElementsAre("Node", "NodeClaim"))
+          << k.policy << " " << k.consolidate_after;
+    }
+  }
+}
+
+// minValues above fifteen on the instance type widens spot-to-spot's cut:
+// the replacement keeps the sixteen cheapest options.
+TEST(KarpenterSpotToSpotTest, MinValuesAboveFifteenWidensTheCut) {
+  Cluster c;
+  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
+  std::vector<int> sizes;
+  for (int i = 1; i <= 20; ++i) sizes.push_back(i);
+  *c.request().mutable_catalog() = SizedCatalog(sizes);
+  v1::NodeSelectorRequirement* it = c.NodePool("default")
+                                        .mutable_spec()
+                                        ->mutable_template_()
+                                        ->mutable_spec()
+                                        ->add_requirements();
+  it->set_key("node.kubernetes.io/instance-type");
+  it->set_operator_("Exists");
+  it->set_min_values(16);
+  c.Node("spot", "default", {.type = "size-20", .capacity_type = "spot"});
+  c.Pod("p", "spot", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1) << r.DebugString();
+  ASSERT_EQ(r.commands(0).replacements_size(), 1);
+  const v1::NewNodeClaim& rep = r.commands(0).replacements(0);
+  ASSERT_EQ(rep.instance_types_size(), 16);
+  EXPECT_EQ(rep.instance_types(15), "size-16");
+  bool found = false;
+  for (const v1::NodeSelectorRequirement& q :
+       rep.node_claim().spec().requirements()) {
+    if (q.key() != "node.kubernetes.io/instance-type") continue;
+    found = true;
+    EXPECT_EQ(q.values_size(), 16);
+    EXPECT_THAT(q.values(), ::testing::Not(::testing::Contains("size-20")));
+  }
+  EXPECT_TRUE(found);
+}
+
+// Preference policy Ignore: a hostname anti-preference does not keep pods
+// apart, so the node with one pod is deleted onto the other.
+TEST(KarpenterPreferencesTest, IgnoredAntiPreferencesAllowADelete) {
+  Cluster c;
+  c.request().mutable_options()->set_preference_policy("Ignore");
+  SetBudget(OnDemandPool(c, "default"), "100%");
+  c.Node("n0", "default", {.type = "size-1"});
+  c.Node("n1", "default", {.type = "size-1"});
+  int i = 0;
+  for (const char* node : {"n0", "n0", "n1"}) {
+    v1::Pod& p = c.Pod(absl::StrCat("p", i++), node, "100m");
+    (*p.mutable_metadata()->mutable_labels())["app"] = "foo";
+    v1::WeightedPodAffinityTerm* w =
+        p.mutable_spec()
+            ->mutable_affinity()
+            ->mutable_pod_anti_affinity()
+            ->add_preferred_during_scheduling_ignored_during_execution();
+    w->set_weight(1);
+    w->mutable_pod_affinity_term()->set_topology_key("kubernetes.io/hostname");
+    (*w->mutable_pod_affinity_term()
+          ->mutable_label_selector()
+          ->mutable_match_labels())["app"] = "foo";
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+}
+
+// Preference policy Ignore: a node preference for the node's own expensive
+// type does not keep the replacement on that type.
+TEST(KarpenterPreferencesTest, IgnoredNodePreferencesAllowAReplace) {
+  Cluster c;
+  c.request().mutable_options()->set_preference_policy("Ignore");
+  OnDemandPool(c, "default");
+  c.Node("n1", "default", {.type = "size-16"});
+  v1::PreferredSchedulingTerm* t =
+      c.Pod("p", "n1", "100m")
+          .mutable_spec()
+          ->mutable_affinity()
+          ->mutable_node_affinity()
+          ->add_preferred_during_scheduling_ignored_during_execution();
+  t->set_weight(1);
+  v1::NodeSelectorRequirement* q =
+      t->mutable_preference()->add_match_expressions();
+  q->set_key("node.kubernetes.io/instance-type");
+  q->set_operator_("In");
+  q->add_values("size-16");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+  ASSERT_EQ(r.commands(0).replacements_size(), 1);
+  EXPECT_THAT(r.commands(0).replacements(0).instance_types(),
+              ::testing::Not(::testing::Contains("size-16")));
+}
+
+// MinValuesPolicy BestEffort relaxes minValues when provisioning, never to
+// consolidate: a pool that cannot meet minValues 3 keeps its node.
+TEST(KarpenterMinValuesPolicyTest, BestEffortDoesNotRelaxToConsolidate) {
+  Cluster c;
+  c.request().mutable_options()->set_min_values_policy("BestEffort");
+  *c.request().mutable_catalog() = SizedCatalog({1, 16});
+  // On-demand only (a NodePool without a capacity-type requirement): the
+  // fixture's cheaper spot size-16 would otherwise count as a second option.
+  v1::NodePool& np = OnDemandPool(c, "default");
+  SetBudget(np, "100%");
+  v1::NodeSelectorRequirement* it = np.mutable_spec()
+                                        ->mutable_template_()
+                                        ->mutable_spec()
+                                        ->add_requirements();
+  it->set_key("node.kubernetes.io/instance-type");
+  it->set_operator_("In");
+  // As in Karpenter's suite, the values name more types than the catalog
+  // still offers (the API server requires at least minValues values).
+  for (const char* v : {"size-1", "size-2", "size-4", "size-16"}) {
+    it->add_values(v);
+  }
+  it->set_min_values(3);
+  c.Node("n1", "default", {.type = "size-16"});
+  c.Pod("p", "n1", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.commands_size(), 0) << r.DebugString();
+  int events = 0;
+  for (const v1::DisruptionEvent& e : r.events()) {
+    if (e.reason() == "Unconsolidatable" &&
+        e.message().find("minValues requirement is not met for label(s) "
+                         "(label(s)=[node.kubernetes.io/instance-type])") !=
+            std::string::npos) {
+      ++events;
+    }
+  }
+  EXPECT_EQ(events, 2);
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
