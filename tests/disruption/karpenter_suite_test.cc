@@ -57,6 +57,15 @@ void SetBudget(v1::NodePool& np, const std::string& nodes) {
   np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes(nodes);
 }
 
+// Spot-to-spot on, and size-1 to size-20: enough types for its fifteen
+// cheaper options.
+void SpotToSpotWithTwentySizes(Cluster& c) {
+  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
+  std::vector<int> sizes;
+  for (int i = 1; i <= 20; ++i) sizes.push_back(i);
+  *c.request().mutable_catalog() = SizedCatalog(sizes);
+}
+
 bool HasEvent(const v1::DisruptResponse& r, const std::string& substr) {
   for (const v1::DisruptionEvent& e : r.events()) {
     if (e.message().find(substr) != std::string::npos) return true;
@@ -598,11 +607,7 @@ TEST(KarpenterConsolidationTest, DeletesTheNodeWithFewerPodsNotASameTypeMerge) {
 TEST(KarpenterConsolidationTest, MergesThreeNodesIntoOne) {
   for (bool spot : {false, true}) {
     Cluster c;
-    c.request().mutable_options()->set_spot_to_spot_consolidation(true);
-    // Enough types for spot-to-spot's fifteen cheaper options.
-    std::vector<int> sizes;
-    for (int i = 1; i <= 20; ++i) sizes.push_back(i);
-    *c.request().mutable_catalog() = SizedCatalog(sizes);
+    SpotToSpotWithTwentySizes(c);
     SetBudget(c.NodePool("default"), "100%");
     for (int i = 0; i < 3; ++i) {
       const std::string n = absl::StrCat("n", i);
@@ -769,10 +774,7 @@ TEST(KarpenterConsolidationTest, NoDeleteThatWouldLeaveABoundPodPending) {
 // node is replaced by spot, its options cut to the fifteen cheapest.
 TEST(KarpenterSpotToSpotTest, ReplacesWithTheFifteenCheapestSpotOptions) {
   Cluster c;
-  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
-  std::vector<int> sizes;
-  for (int i = 1; i <= 20; ++i) sizes.push_back(i);
-  *c.request().mutable_catalog() = SizedCatalog(sizes);
+  SpotToSpotWithTwentySizes(c);
   c.NodePool("default");
   c.Node("spot", "default", {.type = "size-20", .capacity_type = "spot"});
   c.Pod("p", "spot", "100m");
@@ -791,10 +793,7 @@ TEST(KarpenterSpotToSpotTest, ReplacesWithTheFifteenCheapestSpotOptions) {
 // cheaper options and stays.
 TEST(KarpenterSpotToSpotTest, ASpotNodeAmongTheCheapestStays) {
   Cluster c;
-  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
-  std::vector<int> sizes;
-  for (int i = 1; i <= 20; ++i) sizes.push_back(i);
-  *c.request().mutable_catalog() = SizedCatalog(sizes);
+  SpotToSpotWithTwentySizes(c);
   c.NodePool("default");
   c.Node("spot", "default", {.type = "size-2", .capacity_type = "spot"});
   c.Pod("p", "spot", "100m");
@@ -1307,10 +1306,7 @@ TEST(KarpenterConsolidationEventsTest, DisabledConsolidationIsExplained) {
 // the replacement keeps the sixteen cheapest options.
 TEST(KarpenterSpotToSpotTest, MinValuesAboveFifteenWidensTheCut) {
   Cluster c;
-  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
-  std::vector<int> sizes;
-  for (int i = 1; i <= 20; ++i) sizes.push_back(i);
-  *c.request().mutable_catalog() = SizedCatalog(sizes);
+  SpotToSpotWithTwentySizes(c);
   v1::NodeSelectorRequirement* it = c.NodePool("default")
                                         .mutable_spec()
                                         ->mutable_template_()
