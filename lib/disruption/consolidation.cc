@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "disruption/engine.h"
 #include "disruption/pod_rules.h"
 #include "disruption/pricing.h"
@@ -32,9 +34,11 @@ std::vector<const Requirements*> TypeRequirements(const CompiledCatalog& cat,
 }
 
 // RemoveInstanceTypeOptionsByPriceAndMinValues: keeps the options whose
-// worst launch price is below `max_price`; false when minValues then fail.
+// worst launch price is below `max_price`; false when minValues then fail,
+// with Karpenter's error text in *why (the short keys as its structured
+// error prints them: "(label(s)=[k1 k2])", sorted).
 bool RemoveByPrice(const ClusterView& view, SimulatedNodeClaim& claim,
-                   double max_price) {
+                   double max_price, std::string* why = nullptr) {
   const CompiledCatalog& cat = *view.pools()[claim.pool].catalog;
   std::vector<int> kept;
   for (int t : claim.options) {
@@ -45,7 +49,18 @@ bool RemoveByPrice(const ClusterView& view, SimulatedNodeClaim& claim,
   }
   claim.options = std::move(kept);
   std::vector<const Requirements*> reqs = TypeRequirements(cat, claim.options);
-  return SatisfiesMinValues(claim.requirements, reqs).ok();
+  const MinValuesResult result = SatisfiesMinValues(claim.requirements, reqs);
+  if (!result.ok() && why != nullptr) {
+    std::vector<absl::string_view> keys;
+    for (const auto& [key, count] : result.unsatisfied) {
+      keys.push_back(view.interner().KeyText(key));
+    }
+    std::sort(keys.begin(), keys.end());
+    *why = absl::StrCat(
+        "minValues requirement is not met for label(s) (label(s)=[",
+        absl::StrJoin(keys, " "), "])");
+  }
+  return result.ok();
 }
 
 bool AdmitsCapacityType(const Requirements& reqs, const ClusterView& view,
@@ -149,10 +164,11 @@ bool Engine::KeepCheaperOptions(const std::vector<Candidate>& candidates,
                                 double candidate_price) {
   // Karpenter reports why only when a single node was considered.
   const bool single = candidates.size() == 1;
-  if (!RemoveByPrice(view_, claim, candidate_price)) {
+  std::string why;
+  if (!RemoveByPrice(view_, claim, candidate_price, &why)) {
     if (single) {
       Unconsolidatable(candidates[0],
-                       "Filtering by price: minValues requirement is not met");
+                       absl::StrCat("Filtering by price: ", why));
     }
     return false;
   }
