@@ -32,9 +32,16 @@ bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
 }
 
-bool OwnedBy(const v1::Pod& p, absl::string_view kind) {
+// Karpenter's podutils.IsOwnedBy: the owner's apiVersion and kind both
+// match ("apps/v1" DaemonSet, "v1" Node). An owner reference of kind
+// DaemonSet without that apiVersion is an ordinary owner, as Karpenter's
+// disruption and provisioning treat it (a pod owned so was dropped from a
+// consolidation simulation while disruption counted it as reschedulable;
+// found by fuzz_disrupt_request).
+bool OwnedBy(const v1::Pod& p, absl::string_view api_version,
+             absl::string_view kind) {
   for (const auto& o : p.metadata().owner_references())
-    if (o.kind() == kind) return true;
+    if (o.api_version() == api_version && o.kind() == kind) return true;
   return false;
 }
 
@@ -309,7 +316,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   if (cluster_base_) return absl::OkStatus();
   if ((!moved &&
        (IsTerminal(p) || !p.metadata().deletion_timestamp().empty())) ||
-      OwnedBy(p, "DaemonSet") || OwnedBy(p, "Node")) {
+      OwnedBy(p, "apps/v1", "DaemonSet") || OwnedBy(p, "v1", "Node")) {
     ++ignored_;
     return absl::OkStatus();
   }

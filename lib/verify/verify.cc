@@ -21,7 +21,12 @@ bool IsTerminal(const v1::Pod& pod) {
 
 bool OwnedByDaemonSetOrNode(const v1::Pod& pod) {
   for (const auto& ref : pod.metadata().owner_references()) {
-    if (ref.kind() == "DaemonSet" || ref.kind() == "Node") return true;
+    // apiVersion and kind, as Karpenter's podutils.IsOwnedBy and the
+    // scheduler compare them.
+    if ((ref.api_version() == "apps/v1" && ref.kind() == "DaemonSet") ||
+        (ref.api_version() == "v1" && ref.kind() == "Node")) {
+      return true;
+    }
   }
   return false;
 }

@@ -524,6 +524,30 @@ TEST(Schedule, TerminatingBoundPodsHoldCapacityButNotTopology) {
   EXPECT_EQ(blocked.new_node_claims_size(), 1);
 }
 
+// Karpenter's IsOwnedByDaemonSet compares apiVersion and kind: a pending pod
+// whose owner is kind DaemonSet without apiVersion apps/v1 is provisioned
+// like any other (it was ignored here while disruption counted it as
+// reschedulable; found by fuzz_disrupt_request).
+TEST(Schedule, DaemonSetOwnershipNeedsTheAppsV1ApiVersion) {
+  auto r = Request();
+  v1::Pod pod = Pod("agent", "1", "1Gi");
+  v1::OwnerReference* owner = pod.mutable_metadata()->add_owner_references();
+  owner->set_kind("DaemonSet");
+  owner->set_name("agent");
+  *r.add_pods() = pod;
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.ignored_pods(), 0);
+  EXPECT_TRUE(Verify(r, resp).empty());
+  r.mutable_pods(0)
+      ->mutable_metadata()
+      ->mutable_owner_references(0)
+      ->set_api_version("apps/v1");
+  auto ignored = MustSchedule(r);
+  EXPECT_EQ(ignored.new_node_claims_size(), 0);
+  EXPECT_EQ(ignored.ignored_pods(), 1);
+}
+
 TEST(Schedule, InFlightNodeClaimsHoldPods) {
   auto r = Request();
   *r.add_node_claims() =

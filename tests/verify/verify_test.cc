@@ -222,8 +222,10 @@ std::vector<Case> Cases() {
       {"daemonset-owned pod is not pending",
        [](Plan& p) {
          v1::Pod ds_pod = MakePod("agent-x", "kube-system", "10m", "");
-         ds_pod.mutable_metadata()->add_owner_references()->set_kind(
-             "DaemonSet");
+         v1::OwnerReference* owner =
+             ds_pod.mutable_metadata()->add_owner_references();
+         owner->set_api_version("apps/v1");
+         owner->set_kind("DaemonSet");
          *p.req.add_pods() = ds_pod;
        },
        ""},
