@@ -14,8 +14,13 @@
 // a Deployment `d` in ScheduleRequest.deployments stands for
 // `spec.replicas` pending pods (absent replicas means 1, as Kubernetes
 // defaults it), named "<d.metadata.name>-<index>" for index 0..replicas-1, in
-// d's namespace ("default" when empty), carrying the template's labels,
-// annotations and spec. `DeploymentReplica` builds that pod.
+// d's namespace ("default" when empty), with the UID
+// "<d.metadata.uid><pod name>", carrying the template's labels, annotations
+// and spec and no other metadata (as the ReplicaSet controller creates it:
+// the template's own ownerReferences, deletionTimestamp or
+// creationTimestamp are not the replica's). A replica whose template sets
+// spec.nodeName is created bound to that node, so it is not pending.
+// `DeploymentReplica` builds that pod.
 
 #include <cstdint>
 #include <string>

@@ -8,6 +8,7 @@
 #include "nodeplan/catalog.h"
 #include "nodeplan/hash.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::disruption {
@@ -16,13 +17,6 @@ namespace {
 const StringMap& EmptyMap() {
   static const StringMap* m = new StringMap();
   return *m;
-}
-
-// A view of the metadata's own string (or of a literal): lives as long as
-// the request.
-absl::string_view NamespaceOf(const v1::ObjectMeta& m) {
-  if (m.namespace_().empty()) return "default";
-  return m.namespace_();
 }
 
 const std::string* Find(const StringMap& m, absl::string_view key) {

@@ -4,13 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "disruption/pod_rules.h"
+#include "nodeplan/object_meta.h"
 
 namespace nodeplan::disruption {
 namespace {
-
-std::string NamespaceOf(const v1::ObjectMeta& m) {
-  return m.namespace_().empty() ? "default" : m.namespace_();
-}
 
 bool PodNotReady(const v1::Pod& pod) {
   for (const v1::PodCondition& c : pod.status().conditions()) {
@@ -27,7 +24,7 @@ absl::StatusOr<PdbLimits> PdbLimits::Build(
   PdbLimits out;
   for (const v1::PodDisruptionBudget& pdb : pdbs) {
     Budget b;
-    b.ns = NamespaceOf(pdb.metadata());
+    b.ns = std::string(NamespaceOf(pdb.metadata()));
     b.key = absl::StrCat(b.ns, "/", pdb.metadata().name());
     absl::StatusOr<CompiledLabelSelector> sel = CompiledLabelSelector::Compile(
         pdb.spec().has_selector() ? &pdb.spec().selector() : nullptr, interner,
@@ -50,7 +47,7 @@ std::vector<const PdbLimits::Budget*> PdbLimits::Matching(
     const v1::Pod& pod, const LabelSet& labels) const {
   std::vector<const Budget*> out;
   if (budgets_.empty()) return out;
-  const std::string ns = NamespaceOf(pod.metadata());
+  const absl::string_view ns = NamespaceOf(pod.metadata());
   for (const Budget& b : budgets_) {
     if (b.ns == ns && b.selector.Matches(labels)) out.push_back(&b);
   }

@@ -13,14 +13,6 @@
 namespace nodeplan::disruption {
 namespace {
 
-bool OwnedBy(const v1::Pod& pod, absl::string_view api_version,
-             absl::string_view kind) {
-  for (const v1::OwnerReference& o : pod.metadata().owner_references()) {
-    if (o.api_version() == api_version && o.kind() == kind) return true;
-  }
-  return false;
-}
-
 // The annotation as a positive duration, or why not.
 absl::StatusOr<absl::Duration> DoNotDisruptDuration(absl::string_view value) {
   absl::StatusOr<int64_t> nanos = ParseDuration(value);
@@ -49,13 +41,6 @@ bool IsTerminating(const v1::Pod& pod) {
 bool IsActive(const v1::Pod& pod) {
   return !IsTerminal(pod) && !IsTerminating(pod);
 }
-bool IsOwnedByDaemonSet(const v1::Pod& pod) {
-  return OwnedBy(pod, "apps/v1", "DaemonSet");
-}
-bool IsOwnedByStatefulSet(const v1::Pod& pod) {
-  return OwnedBy(pod, "apps/v1", "StatefulSet");
-}
-bool IsOwnedByNode(const v1::Pod& pod) { return OwnedBy(pod, "v1", "Node"); }
 bool IsPending(const v1::Pod& pod) { return pod.status().phase() == "Pending"; }
 
 bool IsProvisionable(const v1::Pod& pod) {

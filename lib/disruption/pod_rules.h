@@ -3,12 +3,12 @@
 
 // Karpenter's pod predicates for disruption (pkg/utils/pod/scheduling.go,
 // pkg/utils/disruption/disruption.go), over the proto Pod. Owners are
-// matched as Karpenter matches them: apiVersion and kind (apps/v1
-// DaemonSet, apps/v1 StatefulSet, v1 Node).
+// matched as nodeplan/object_meta.h says.
 
 #include <optional>
 
 #include "absl/time/time.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/v1/k8s.pb.h"
 
 namespace nodeplan::disruption {
@@ -16,9 +16,6 @@ namespace nodeplan::disruption {
 bool IsTerminal(const v1::Pod& pod);     // phase Succeeded or Failed
 bool IsTerminating(const v1::Pod& pod);  // deletionTimestamp set
 bool IsActive(const v1::Pod& pod);       // neither
-bool IsOwnedByDaemonSet(const v1::Pod& pod);
-bool IsOwnedByStatefulSet(const v1::Pod& pod);
-bool IsOwnedByNode(const v1::Pod& pod);  // mirror (static) pods
 // Phase Pending (a bound pod whose containers have not started counts).
 bool IsPending(const v1::Pod& pod);
 // Pending and provisionable: unbound, PodScheduled=False with reason

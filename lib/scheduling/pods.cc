@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 
 namespace nodeplan::scheduling {
 namespace {
@@ -249,9 +250,7 @@ absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
 
 std::string PodIdentity(const v1::ObjectMeta& metadata) {
   if (!metadata.uid().empty()) return metadata.uid();
-  return absl::StrCat(
-      metadata.namespace_().empty() ? "default" : metadata.namespace_(), "/",
-      metadata.name());
+  return NamespacedName(metadata);
 }
 
 std::string ValidatePod(const v1::Pod& pod) {

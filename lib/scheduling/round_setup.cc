@@ -11,8 +11,10 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/taints.h"
+#include "nodeplan/workload.h"
 #include "scheduling/daemonset_pod.h"
 #include "scheduling/round.h"
 
@@ -30,19 +32,6 @@ RequiredAntiAffinity(const v1::Pod& pod) {
 
 bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
-}
-
-// Karpenter's podutils.IsOwnedBy: the owner's apiVersion and kind both
-// match ("apps/v1" DaemonSet, "v1" Node). An owner reference of kind
-// DaemonSet without that apiVersion is an ordinary owner, as Karpenter's
-// disruption and provisioning treat it (a pod owned so was dropped from a
-// consolidation simulation while disruption counted it as reschedulable;
-// found by fuzz_disrupt_request).
-bool OwnedBy(const v1::Pod& p, absl::string_view api_version,
-             absl::string_view kind) {
-  for (const auto& o : p.metadata().owner_references())
-    if (o.api_version() == api_version && o.kind() == kind) return true;
-  return false;
 }
 
 // The entries of `v` that occur an odd number of times, sorted: what is left
@@ -232,9 +221,7 @@ const KnownNamespaces& Round::Namespaces() {
   if (!namespaces_) {
     std::vector<std::string> of_pods;
     auto add = [&](const v1::Pod& p) {
-      of_pods.push_back(p.metadata().namespace_().empty()
-                            ? "default"
-                            : p.metadata().namespace_());
+      of_pods.emplace_back(NamespaceOf(p.metadata()));
     };
     if (sim_ != nullptr) {
       // The cluster's pods that are still bound, then the simulation's.
@@ -256,21 +243,12 @@ const KnownNamespaces& Round::Namespaces() {
 }
 
 void Round::ExpandDeployments(std::vector<const v1::Pod*>* all) {
-  // Deployments expand into replicas pending pods named <name>-<i>.
+  // Deployments expand into `replicas` pods (the contract in
+  // nodeplan/workload.h, shared with the verifier).
   for (const auto& d : req_.deployments()) {
     int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    for (int i = 0; i < replicas; ++i) {
-      v1::Pod p;
-      *p.mutable_metadata() = d.spec().template_().metadata();
-      p.mutable_metadata()->set_name(absl::StrCat(d.metadata().name(), "-", i));
-      p.mutable_metadata()->set_namespace_(d.metadata().namespace_().empty()
-                                               ? "default"
-                                               : d.metadata().namespace_());
-      p.mutable_metadata()->set_uid(
-          absl::StrCat(d.metadata().uid(), d.metadata().name(), "-", i));
-      *p.mutable_spec() = d.spec().template_().spec();
-      expanded_.push_back(std::move(p));
-    }
+    for (int i = 0; i < replicas; ++i)
+      expanded_.push_back(workload::DeploymentReplica(d, i));
   }
   for (const auto& p : expanded_) all->push_back(&p);
 }
@@ -303,8 +281,7 @@ absl::Status Round::CompilePods() {
 
 absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
                                const std::string* signature) {
-  std::string ns =
-      p.metadata().namespace_().empty() ? "default" : p.metadata().namespace_();
+  const absl::string_view ns = NamespaceOf(p.metadata());
   if (!moved && !p.spec().node_name().empty()) {
     if (!IsTerminal(p))
       bound_.push_back({&p, in_.Intern(ns),
@@ -316,7 +293,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   if (cluster_base_) return absl::OkStatus();
   if ((!moved &&
        (IsTerminal(p) || !p.metadata().deletion_timestamp().empty())) ||
-      OwnedBy(p, "apps/v1", "DaemonSet") || OwnedBy(p, "v1", "Node")) {
+      IsOwnedByDaemonSet(p) || IsOwnedByNode(p)) {
     ++ignored_;
     return absl::OkStatus();
   }
@@ -331,7 +308,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   if (inserted) {
     classes_.emplace_back();
     PodClass& cls = classes_.back().cls;
-    cls.ns = ns;
+    cls.ns = std::string(ns);
     cls.example = &p;
     std::string path = absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
     if (auto s = CompileClass(p, cls, path); !s.ok()) return s;

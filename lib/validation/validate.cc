@@ -8,20 +8,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "nodeplan/object_meta.h"
 #include "validation/karpenter_objects.h"
 #include "validation/pods.h"
 #include "validation/violations.h"
 #include "validation/workload_checks.h"
 
 namespace nodeplan {
-namespace {
-
-std::string NamespacedName(const v1::ObjectMeta& meta) {
-  return absl::StrCat(meta.namespace_().empty() ? "default" : meta.namespace_(),
-                      "/", meta.name());
-}
-
-}  // namespace
+namespace {}  // namespace
 
 v1::ValidateResponse Validate(const v1::ManifestSet& manifests) {
   v1::ValidateResponse response;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/verify.h"
 #include "verify/pod_facts.h"
 
@@ -23,19 +24,8 @@ namespace {
 
 using verify_internal::SelectorMatches;
 
-std::string Ns(const v1::ObjectMeta& m) {
-  return m.namespace_().empty() ? "default" : m.namespace_();
-}
 std::string Key(const v1::Pod& p) {
-  return absl::StrCat(Ns(p.metadata()), "/", p.metadata().name());
-}
-
-bool OwnedBy(const v1::Pod& p, const std::string& api,
-             const std::string& kind) {
-  for (const v1::OwnerReference& o : p.metadata().owner_references()) {
-    if (o.api_version() == api && o.kind() == kind) return true;
-  }
-  return false;
+  return absl::StrCat(NamespaceOf(p.metadata()), "/", p.metadata().name());
 }
 
 bool Terminal(const v1::Pod& p) {
@@ -46,13 +36,29 @@ bool Terminal(const v1::Pod& p) {
 bool MustMove(const v1::Pod& p) {
   const bool terminating = !p.metadata().deletion_timestamp().empty();
   const bool active = !Terminal(p) && !terminating;
-  return (active || (terminating && OwnedBy(p, "apps/v1", "StatefulSet"))) &&
-         !OwnedBy(p, "apps/v1", "DaemonSet") && !OwnedBy(p, "v1", "Node");
+  return (active || (terminating && IsOwnedByStatefulSet(p))) &&
+         !IsOwnedByDaemonSet(p) && !IsOwnedByNode(p);
 }
 
-std::string Label(const v1::Node& n, const std::string& key) {
-  auto it = n.metadata().labels().find(key);
-  return it == n.metadata().labels().end() ? "" : it->second;
+std::string Find(const google::protobuf::Map<std::string, std::string>& m,
+                 const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "" : it->second;
+}
+
+// The Node's own label: what Karpenter reads for initialized and registered.
+std::string NodeLabel(const v1::Node& n, const std::string& key) {
+  return Find(n.metadata().labels(), key);
+}
+
+// The metadata Karpenter's cluster state reads for a managed node
+// (StateNode.Labels and Annotations): the NodeClaim's until the Node carries
+// karpenter.sh/registered=true, the Node's after (found by tests/fuzz: a Node
+// without the NodePool label whose NodeClaim has one).
+const v1::ObjectMeta& StateMeta(const v1::Node& n, const v1::NodeClaim* c) {
+  if (c == nullptr || NodeLabel(n, labels::kRegistered) == "true")
+    return n.metadata();
+  return c->metadata();
 }
 
 bool Graceful(const std::string& method) {
@@ -113,6 +119,11 @@ class DisruptionChecker {
     out_.push_back(Violation{rule, subject, message});
   }
 
+  // A label of the node as Karpenter's cluster state sees it (StateMeta).
+  std::string Label(const v1::Node& n, const std::string& key) {
+    return Find(StateMeta(n, ClaimOf(n)).labels(), key);
+  }
+
   const v1::NodeClaim* ClaimOf(const v1::Node& n) {
     if (!n.spec().provider_id().empty()) {
       auto it = claim_by_provider_.find(n.spec().provider_id());
@@ -158,7 +169,7 @@ class DisruptionChecker {
       Add("candidate", subject, "has no NodeClaim");
       return;
     }
-    if (Label(n, labels::kInitialized) != "true") {
+    if (NodeLabel(n, labels::kInitialized) != "true") {
       Add("candidate", subject, "is not initialized");
     }
     // Karpenter's StateNode.Deleted(): with a NodeClaim, only the
@@ -171,8 +182,8 @@ class DisruptionChecker {
     for (const std::string& nom : req_.nominated()) {
       if (nom == c.node()) Add("candidate", subject, "is nominated");
     }
-    auto dnd = n.metadata().annotations().find(labels::kDoNotDisrupt);
-    if (dnd != n.metadata().annotations().end() && dnd->second == "true") {
+    if (Find(StateMeta(n, claim).annotations(), labels::kDoNotDisrupt) ==
+        "true") {
       Add("candidate", subject, "carries karpenter.sh/do-not-disrupt=true");
     }
     if (!pools_.contains(Label(n, labels::kNodePool))) {
@@ -198,7 +209,7 @@ class DisruptionChecker {
                                                 p->metadata().labels().end());
       std::vector<const v1::PodDisruptionBudget*> matching;
       for (const v1::PodDisruptionBudget& b : req_.pod_disruption_budgets()) {
-        if (Ns(b.metadata()) != Ns(p->metadata())) continue;
+        if (NamespaceOf(b.metadata()) != NamespaceOf(p->metadata())) continue;
         if (!b.spec().has_selector() ||
             !SelectorMatches(b.spec().selector(), labels)) {
           continue;
@@ -210,9 +221,8 @@ class DisruptionChecker {
       disrupted.set_effect("NoSchedule");
       const std::vector<v1::Toleration> tolerations(
           p->spec().tolerations().begin(), p->spec().tolerations().end());
-      const bool evictable =
-          !OwnedBy(*p, "v1", "Node") &&
-          !verify_internal::Tolerates(tolerations, disrupted);
+      const bool evictable = !IsOwnedByNode(*p) && !verify_internal::Tolerates(
+                                                       tolerations, disrupted);
       bool not_ready = false;
       for (const v1::PodCondition& cond : p->status().conditions()) {
         if (cond.type() == "Ready" && cond.status() == "False") {
@@ -238,7 +248,8 @@ class DisruptionChecker {
     int matching = 0;
     bool full = false;
     for (const v1::PodDisruptionBudget& b : req_.pod_disruption_budgets()) {
-      if (Ns(b.metadata()) != Ns(p.metadata()) || !b.spec().has_selector() ||
+      if (NamespaceOf(b.metadata()) != NamespaceOf(p.metadata()) ||
+          !b.spec().has_selector() ||
           !SelectorMatches(b.spec().selector(), labels)) {
         continue;
       }
@@ -484,7 +495,7 @@ class DisruptionChecker {
     for (const v1::Node& n : req_.nodes()) {
       if (Label(n, labels::kNodePool) != pool_name) continue;
       const v1::NodeClaim* c = ClaimOf(n);
-      if (c == nullptr || Label(n, labels::kInitialized) != "true") {
+      if (c == nullptr || NodeLabel(n, labels::kInitialized) != "true") {
         continue;
       }
       bool terminating = false;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nodeplan/object_meta.h"
 
 namespace nodeplan::verify_internal {
 namespace {
@@ -62,7 +63,7 @@ bool ToleratesOne(const v1::Toleration& t, const v1::Taint& taint) {
 
 bool ExtractPodFacts(const v1::ObjectMeta& meta, const v1::PodSpec& spec,
                      PodFacts& facts, std::string* error) {
-  facts.ns = meta.namespace_().empty() ? "default" : meta.namespace_();
+  facts.ns = std::string(NamespaceOf(meta));
   facts.key = facts.ns + "/" + meta.name();
   facts.labels = {meta.labels().begin(), meta.labels().end()};
   facts.spec = &spec;

@@ -149,6 +149,8 @@ class Verifier {
   // --- pods ---
 
   void CollectPods();
+  // One pod of the request or a Deployment replica; false when malformed.
+  bool CollectPod(const v1::Pod& pod);
 
   // What a DaemonSet costs a node: its newest running pod (the one it
   // controls with the latest creationTimestamp; the earliest listed on a tie)

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 #include "validation/workload_checks.h"
 #include "verify/verifier.h"
 
@@ -20,15 +21,7 @@ bool IsTerminal(const v1::Pod& pod) {
 }
 
 bool OwnedByDaemonSetOrNode(const v1::Pod& pod) {
-  for (const auto& ref : pod.metadata().owner_references()) {
-    // apiVersion and kind, as Karpenter's podutils.IsOwnedBy and the
-    // scheduler compare them.
-    if ((ref.api_version() == "apps/v1" && ref.kind() == "DaemonSet") ||
-        (ref.api_version() == "v1" && ref.kind() == "Node")) {
-      return true;
-    }
-  }
-  return false;
+  return IsOwnedByDaemonSet(pod) || IsOwnedByNode(pod);
 }
 
 Expr ToExpr(const v1::NodeSelectorRequirement& r) {

@@ -19,47 +19,42 @@
 
 namespace nodeplan::verify_internal {
 
-void Verifier::CollectPods() {
-  for (const auto& pod : request_.pods()) {
-    PodEntry entry;
-    std::string error;
-    if (!verify_internal::ExtractPodFacts(pod.metadata(), pod.spec(),
-                                          entry.facts, &error)) {
-      Add("input", "pod " + workload::PodKey(pod), "malformed " + error);
-      continue;
-    }
-    if (IsTerminal(pod)) continue;
-    if (!pod.spec().node_name().empty()) {
-      entry.pending = false;
-      entry.terminating = !pod.metadata().deletion_timestamp().empty();
-      bound_node_.push_back(pod.spec().node_name());
-    } else if (OwnedByDaemonSetOrNode(pod)) {
-      continue;
-    } else if (!pod.metadata().deletion_timestamp().empty()) {
-      // Being deleted: not provisionable (Karpenter's IsProvisionable),
-      // so not planned (found by tests/fuzz).
-      continue;
-    } else {
-      entry.pending = true;
-      bound_node_.push_back("");
-    }
-    AddPod(std::move(entry));
+bool Verifier::CollectPod(const v1::Pod& pod) {
+  PodEntry entry;
+  std::string error;
+  if (!verify_internal::ExtractPodFacts(pod.metadata(), pod.spec(), entry.facts,
+                                        &error)) {
+    Add("input", "pod " + workload::PodKey(pod), "malformed " + error);
+    return false;
   }
+  if (IsTerminal(pod)) return true;
+  if (!pod.spec().node_name().empty()) {
+    entry.pending = false;
+    entry.terminating = !pod.metadata().deletion_timestamp().empty();
+    bound_node_.push_back(pod.spec().node_name());
+  } else if (OwnedByDaemonSetOrNode(pod)) {
+    return true;
+  } else if (!pod.metadata().deletion_timestamp().empty()) {
+    // Being deleted: not provisionable (Karpenter's IsProvisionable),
+    // so not planned (found by tests/fuzz).
+    return true;
+  } else {
+    entry.pending = true;
+    bound_node_.push_back("");
+  }
+  AddPod(std::move(entry));
+  return true;
+}
+
+void Verifier::CollectPods() {
+  for (const auto& pod : request_.pods()) CollectPod(pod);
+  // A replica is a pod like any other: one whose template sets
+  // spec.nodeName is created bound, not pending (found by tests/fuzz).
   for (const auto& d : request_.deployments()) {
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
     for (int i = 0; i < replicas; ++i) {
       expanded_.push_back(workload::DeploymentReplica(d, i));
-      const v1::Pod& pod = expanded_.back();
-      PodEntry entry;
-      std::string error;
-      if (!verify_internal::ExtractPodFacts(pod.metadata(), pod.spec(),
-                                            entry.facts, &error)) {
-        Add("input", "pod " + workload::PodKey(pod), "malformed " + error);
-        break;
-      }
-      entry.pending = true;
-      bound_node_.push_back("");
-      AddPod(std::move(entry));
+      if (!CollectPod(expanded_.back())) break;  // every replica alike
     }
   }
   for (const auto& ds : request_.daemon_sets()) {

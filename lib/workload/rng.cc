@@ -1,5 +1,6 @@
 #include <string>
 
+#include "nodeplan/object_meta.h"
 #include "nodeplan/workload.h"
 
 namespace nodeplan::workload {
@@ -22,9 +23,7 @@ uint64_t Rng::Below(uint64_t n) {
 }
 
 std::string PodKey(const v1::Pod& pod) {
-  const std::string& ns = pod.metadata().namespace_();
-  return (ns.empty() ? std::string("default") : ns) + "/" +
-         pod.metadata().name();
+  return NamespacedName(pod.metadata());
 }
 
 v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index) {
@@ -37,8 +36,10 @@ v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index) {
       tmpl.metadata().annotations();
   pod.mutable_metadata()->set_name(deployment.metadata().name() + "-" +
                                    std::to_string(index));
-  const std::string& ns = deployment.metadata().namespace_();
-  pod.mutable_metadata()->set_namespace_(ns.empty() ? "default" : ns);
+  pod.mutable_metadata()->set_namespace_(
+      std::string(NamespaceOf(deployment.metadata())));
+  pod.mutable_metadata()->set_uid(deployment.metadata().uid() +
+                                  pod.metadata().name());
   *pod.mutable_spec() = tmpl.spec();
   return pod;
 }

@@ -63,6 +63,33 @@ TEST(EmptinessTest, ANodeDeletingWithoutItsNodeClaimIsStillACandidate) {
   EXPECT_EQ(c.Disrupt().commands_size(), 0);
 }
 
+// Karpenter's StateNode.Labels(): until the Node carries
+// karpenter.sh/registered=true, the cluster state reads the NodeClaim's
+// labels, so a Node that lost its NodePool label is still that NodePool's
+// candidate and counts toward its budget. The verifier used to read the
+// Node's labels and refuse the command (found by fuzz_disrupt_request).
+TEST(EmptinessTest, AnUnregisteredNodeIsSeenThroughItsNodeClaim) {
+  Cluster c;
+  c.NodePool("default");
+  auto& node_labels =
+      *c.Node("n1", "default").mutable_metadata()->mutable_labels();
+  node_labels.erase("karpenter.sh/nodepool");
+  node_labels["karpenter.sh/registered"] = "aws";
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "emptiness");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+  EXPECT_EQ(r.commands(0).candidates(0).node_pool(), "default");
+  std::string all;
+  for (const Violation& v : VerifyDisruption(c.request(), r))
+    all += FormatViolation(v) + "\n";
+  EXPECT_EQ(all, "");
+  // Registered, the Node's own labels count: without the NodePool label it
+  // is no candidate.
+  node_labels["karpenter.sh/registered"] = "true";
+  EXPECT_EQ(c.Disrupt().commands_size(), 0);
+}
+
 TEST(EmptinessTest, TakesTheMostExpensiveFirstWithinBudget) {
   Cluster c;
   v1::NodePool& np = c.NodePool("default");

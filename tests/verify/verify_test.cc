@@ -261,6 +261,18 @@ std::vector<Case> Cases() {
              ->add_containers();
        },
        "coverage"},
+      // A template with spec.nodeName makes replicas created bound to that
+      // node: not pending, so not planned (found by fuzz_schedule_request).
+      {"deployment replicas bound by the template's nodeName",
+       [](Plan& p) {
+         auto* d = p.req.add_deployments();
+         d->mutable_metadata()->set_name("dep");
+         d->mutable_spec()->set_replicas(3);
+         auto* spec = d->mutable_spec()->mutable_template_()->mutable_spec();
+         spec->add_containers();
+         spec->set_node_name("elsewhere");
+       },
+       ""},
       {"unknown NodePool", [](Plan& p) { p.claim().set_node_pool("nope"); },
        "node"},
       {"unknown instance type",

@@ -1,0 +1,28 @@
+#include "nodeplan/object_meta.h"
+
+#include <string>
+
+namespace nodeplan {
+
+absl::string_view NamespaceOf(const v1::ObjectMeta& meta) {
+  if (meta.namespace_().empty()) return "default";
+  return meta.namespace_();
+}
+
+std::string NamespacedName(const v1::ObjectMeta& meta) {
+  absl::string_view ns = NamespaceOf(meta);
+  std::string out;
+  out.reserve(ns.size() + 1 + meta.name().size());
+  out.append(ns.data(), ns.size()).append("/").append(meta.name());
+  return out;
+}
+
+bool IsOwnedBy(const v1::ObjectMeta& meta, absl::string_view api_version,
+               absl::string_view kind) {
+  for (const v1::OwnerReference& o : meta.owner_references()) {
+    if (o.api_version() == api_version && o.kind() == kind) return true;
+  }
+  return false;
+}
+
+}  // namespace nodeplan
