@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/limits.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
 #include "validation/k8s_validation.h"
 #include "validation/requirement_rules.h"
@@ -19,11 +21,6 @@
 
 namespace nodeplan::validation {
 namespace {
-
-std::string NamespacedName(const v1::ObjectMeta& meta) {
-  return absl::StrCat(meta.namespace_().empty() ? "default" : meta.namespace_(),
-                      "/", meta.name());
-}
 
 // The Violations of one object, made on the first one found: the checks
 // run on every pod of every Schedule call, and almost all pods are fine.
@@ -61,22 +58,25 @@ void CheckTopologyKey(absl::string_view path, const std::string& key,
 
 // ValidateLabelName and label values, with the API server's messages. Each
 // check tests first without allocating and builds a path only for a refusal.
+template <bool (*kValid)(absl::string_view),
+          std::vector<std::string> (*kWhy)(absl::string_view)>
+void CheckText(absl::FunctionRef<std::string()> path, absl::string_view text,
+               Reporter& r) {
+  if (kValid(text)) return;
+  const std::string at = path();
+  for (const std::string& e : kWhy(text)) {
+    r.Add(at, absl::StrCat("Invalid value: \"", text, "\": ", e));
+  }
+}
+
 void CheckLabelName(absl::FunctionRef<std::string()> path,
                     absl::string_view key, Reporter& r) {
-  if (ValidQualifiedName(key)) return;
-  const std::string at = path();
-  for (const std::string& e : IsQualifiedName(key)) {
-    r.Add(at, absl::StrCat("Invalid value: \"", key, "\": ", e));
-  }
+  CheckText<ValidQualifiedName, IsQualifiedName>(path, key, r);
 }
 
 void CheckLabelValue(absl::FunctionRef<std::string()> path,
                      absl::string_view value, Reporter& r) {
-  if (ValidLabelValue(value)) return;
-  const std::string at = path();
-  for (const std::string& e : IsValidLabelValue(value)) {
-    r.Add(at, absl::StrCat("Invalid value: \"", value, "\": ", e));
-  }
+  CheckText<ValidLabelValue, IsValidLabelValue>(path, value, r);
 }
 
 // ValidateLabels (a nodeSelector, a selector's matchLabels): keys in name
@@ -471,18 +471,21 @@ void CheckContainers(
 // reads them, and requests written by hand often leave them out.
 void CheckHostPortConflicts(const v1::PodSpec& spec, absl::string_view path,
                             Reporter& r) {
-  absl::flat_hash_set<std::string> host_ports;
+  // Views into the spec: nothing is allocated unless a pod has host ports.
+  absl::flat_hash_set<std::tuple<absl::string_view, absl::string_view, int32_t>>
+      host_ports;
   for (int i = 0; i < spec.containers_size(); ++i) {
     const v1::Container& c = spec.containers(i);
     for (int j = 0; j < c.ports_size(); ++j) {
       const v1::ContainerPort& p = c.ports(j);
       if (p.host_port() == 0) continue;
-      std::string key = absl::StrCat(
-          p.host_ip(), "/", p.protocol().empty() ? "TCP" : p.protocol(), "/",
-          p.host_port());
-      if (host_ports.insert(key).second) continue;
+      const absl::string_view protocol =
+          p.protocol().empty() ? "TCP" : absl::string_view(p.protocol());
+      if (host_ports.insert({p.host_ip(), protocol, p.host_port()}).second)
+        continue;
       r.Add(absl::StrCat(path, ".containers[", i, "].ports[", j, "].hostPort"),
-            absl::StrCat("Duplicate value: \"", key, "\""));
+            absl::StrCat("Duplicate value: \"", p.host_ip(), "/", protocol, "/",
+                         p.host_port(), "\""));
     }
   }
 }
@@ -495,14 +498,13 @@ void CheckIntOrPercent(absl::string_view at, const std::string& v,
   const bool percent = v.back() == '%';
   const absl::string_view digits =
       percent ? absl::string_view(v).substr(0, v.size() - 1) : v;
-  const bool all_digits =
-      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      });
-  if (!all_digits) {
-    if (!percent && digits.size() > 1 && digits[0] == '-' &&
-        std::all_of(digits.begin() + 1, digits.end(),
-                    [](char c) { return c >= '0' && c <= '9'; })) {
+  auto all_digits = [](absl::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+  };
+  if (!all_digits(digits)) {
+    if (!percent && digits[0] == '-' && all_digits(digits.substr(1))) {
       r.Add(at, absl::StrCat("Invalid value: ", v,
                              ": must be greater than or equal to 0"));
       return;
