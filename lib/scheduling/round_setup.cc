@@ -34,8 +34,6 @@ bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
 }
 
-// The entries of `v` that occur an odd number of times, sorted: what is left
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
