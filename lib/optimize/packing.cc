@@ -15,6 +15,7 @@
 #include "optimize/packing.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "nodeplan/schedule.h"
 #include "nodeplan/verify.h"
 #include "optimize/plan_bound.h"
+#include "scheduling/solver.h"
 
 namespace nodeplan::optimize {
 namespace {
@@ -80,38 +82,23 @@ std::vector<Candidate> Candidates(const scheduling::Compiled& c,
   return out;
 }
 
-// `full` with NodePool `pool` capped at instance type `cap`'s CPU and memory.
-v1::ScheduleRequest Capped(const scheduling::Compiled& c,
-                           const v1::ScheduleRequest& full, int pool, int cap) {
-  v1::ScheduleRequest req = full;
-  req.mutable_options()->set_packing("Karpenter");
-  req.mutable_options()->set_cost_bound("Skip");
-  const scheduling::Pool& p = c.pools[pool];
+// NodePool `pool`'s instance types capped at type `cap`'s CPU and memory:
+// the types no larger than the cap in both.
+TypeSet CappedTypes(const scheduling::Compiled& c, int pool, int cap) {
   const scheduling::InstanceType& top = c.types[cap];
-  std::vector<std::string> names;
-  p.types.ForEach([&](size_t t) {
+  TypeSet out = c.pools[pool].types;
+  c.pools[pool].types.ForEach([&](int t) {
     const auto& it = c.types[t];
-    if (it.allocatable[scheduling::kCpu] <= top.allocatable[scheduling::kCpu] &&
-        it.allocatable[scheduling::kMemory] <=
+    if (it.allocatable[scheduling::kCpu] > top.allocatable[scheduling::kCpu] ||
+        it.allocatable[scheduling::kMemory] >
             top.allocatable[scheduling::kMemory])
-      names.push_back(it.name);
+      out.Clear(t);
   });
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  for (auto& np : *req.mutable_node_pools()) {
-    if (np.metadata().name() != p.name) continue;
-    auto* r = np.mutable_spec()
-                  ->mutable_template_()
-                  ->mutable_spec()
-                  ->add_requirements();
-    r->set_key(labels::kInstanceType);
-    r->set_operator_("In");
-    for (auto& n : names) r->add_values(n);
-  }
-  return req;
+  return out;
 }
 
 absl::Status Improve(const scheduling::Compiled& c,
+                     const v1::ScheduleRequest& state,
                      const v1::ScheduleRequest& full, const PlanBound& bound,
                      int budget, v1::ScheduleResponse* out) {
   v1::PackingReport rep;
@@ -120,28 +107,30 @@ absl::Status Improve(const scheduling::Compiled& c,
   const auto unsched = Unschedulable(*out);
   std::vector<Candidate> cands;
   if (bound.report.available()) cands = Candidates(c, bound, *out);
-  // One cap per (pool, type), in candidate order.
+  // One cap per (pool, type), in candidate order. Each candidate is a round
+  // over a copy of the compiled snapshot whose NodePool admits only the
+  // capped types: nothing is recompiled, and the NodePool keeps its name,
+  // requirements and karpenter.sh/nodepool-hash (the narrowing is the
+  // plan's, not the pool's).
   absl::flat_hash_set<std::pair<int, int>> tried;
   std::vector<std::pair<v1::ScheduleResponse, std::string>> better;
   double best = out->cost();
   int n = 0;
+  std::optional<scheduling::Compiled> narrowed;
   for (const auto& cand : cands) {
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
     ++n;
-    auto r = Schedule(Capped(c, full, cand.pool, cand.type));
-    if (!r.ok()) continue;
-    if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
-    // The real NodePool's hash: the narrowing is the plan's, not the pool's.
-    for (auto& nc : *r->mutable_new_node_claims())
-      if (nc.node_pool() == c.pools[cand.pool].name)
-        (*nc.mutable_node_claim()
-              ->mutable_metadata()
-              ->mutable_annotations())["karpenter.sh/nodepool-hash"] =
-            c.pools[cand.pool].hash;
-    best = r->cost();
+    if (!narrowed.has_value()) narrowed.emplace(c);
+    for (size_t p = 0; p < c.pools.size(); ++p)
+      narrowed->pools[p].types = c.pools[p].types;
+    narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
+    v1::ScheduleResponse r;
+    if (!scheduling::Solve(*narrowed, state, &r).ok()) continue;
+    if (r.cost() >= best - 1e-9 || Unschedulable(r) != unsched) continue;
+    best = r.cost();
     better.emplace_back(
-        *std::move(r),
+        std::move(r),
         absl::StrCat("NodePool ", c.pools[cand.pool].name,
                      " capped at the size of ", c.types[cand.type].name));
   }
@@ -200,7 +189,8 @@ absl::Status Finish(const scheduling::Compiled& c,
       full.MergeFrom(state);
     }
     int budget = o.packing_budget() > 0 ? o.packing_budget() : kDefaultBudget;
-    if (auto s = Improve(c, base ? full : state, bound, budget, out); !s.ok())
+    if (auto s = Improve(c, state, base ? full : state, bound, budget, out);
+        !s.ok())
       return s;
   }
   if (skip) {
