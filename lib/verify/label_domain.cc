@@ -226,10 +226,15 @@ std::string Domain::ToString() const {
   return out;
 }
 
-const Domain& Lookup(const LabelSpace& space, const std::string& key) {
+const Domain& LabelLookup::Get(const std::string& key) const {
   static const Domain* const kAbsent = new Domain(Domain::Absent());
-  auto it = space.find(key);
-  return it == space.end() ? *kAbsent : it->second;
+  if (hostname_ != nullptr && key == labels::kHostname) return *hostname_;
+  auto it = space_->find(key);
+  return it == space_->end() ? *kAbsent : it->second;
+}
+
+const Domain& Lookup(const LabelLookup& space, const std::string& key) {
+  return space.Get(key);
 }
 
 void NarrowSpace(LabelSpace& space, const Expr& e) {
@@ -253,14 +258,14 @@ std::string NormalizeKey(const std::string& key) {
   return key;
 }
 
-bool AllDefinitely(const LabelSpace& space, const std::vector<Expr>& exprs) {
+bool AllDefinitely(const LabelLookup& space, const std::vector<Expr>& exprs) {
   for (const Expr& e : exprs) {
     if (!Lookup(space, e.key).Definitely(e)) return false;
   }
   return true;
 }
 
-bool AllPossibly(const LabelSpace& space, const std::vector<Expr>& exprs) {
+bool AllPossibly(const LabelLookup& space, const std::vector<Expr>& exprs) {
   // Expressions on the same key must be possible together.
   LabelSpace narrowed;
   for (const Expr& e : exprs) {

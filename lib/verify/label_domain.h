@@ -51,8 +51,27 @@ struct Domain {
 
 using LabelSpace = std::map<std::string, Domain>;
 
+// Read access to a label space with, optionally, the hostname label fixed on
+// top: the options of a new NodeClaim share one space per (NodePool, instance
+// type, requirements) and differ only in their hostname, so they are read
+// through this instead of being copied. Holds pointers: it lives no longer
+// than the space and the hostname domain it was made from.
+class LabelLookup {
+ public:
+  // NOLINTNEXTLINE(google-explicit-constructor): a space reads as itself.
+  LabelLookup(const LabelSpace& space) : space_(&space) {}
+  LabelLookup(const LabelSpace& space, const Domain* hostname)
+      : space_(&space), hostname_(hostname) {}
+  // The key's domain; a missing key means the label is absent.
+  const Domain& Get(const std::string& key) const;
+
+ private:
+  const LabelSpace* space_;
+  const Domain* hostname_ = nullptr;
+};
+
 // A missing key means the label is absent.
-const Domain& Lookup(const LabelSpace& space, const std::string& key);
+const Domain& Lookup(const LabelLookup& space, const std::string& key);
 // Narrows `space[e.key]`, starting from Unknown() for a missing key.
 void NarrowSpace(LabelSpace& space, const Expr& e);
 
@@ -60,8 +79,8 @@ void NarrowSpace(LabelSpace& space, const Expr& e);
 std::string NormalizeKey(const std::string& key);
 
 // Every expression definitely (or possibly) holds.
-bool AllDefinitely(const LabelSpace& space, const std::vector<Expr>& exprs);
-bool AllPossibly(const LabelSpace& space, const std::vector<Expr>& exprs);
+bool AllDefinitely(const LabelLookup& space, const std::vector<Expr>& exprs);
+bool AllPossibly(const LabelLookup& space, const std::vector<Expr>& exprs);
 
 }  // namespace nodeplan::verify_internal
 

@@ -125,7 +125,7 @@ bool ExtractPodFacts(const v1::ObjectMeta& meta, const v1::PodSpec& spec,
   return true;
 }
 
-bool PodFitsDefinitely(const PodFacts& pod, const LabelSpace& space) {
+bool PodFitsDefinitely(const PodFacts& pod, const LabelLookup& space) {
   if (!AllDefinitely(space, pod.node_selector)) return false;
   if (pod.required_terms.empty()) return true;
   for (const auto& term : pod.required_terms) {
@@ -134,7 +134,7 @@ bool PodFitsDefinitely(const PodFacts& pod, const LabelSpace& space) {
   return false;
 }
 
-bool PodFitsPossibly(const PodFacts& pod, const LabelSpace& space) {
+bool PodFitsPossibly(const PodFacts& pod, const LabelLookup& space) {
   if (pod.required_terms.empty()) return AllPossibly(space, pod.node_selector);
   for (const auto& term : pod.required_terms) {
     std::vector<Expr> all = pod.node_selector;

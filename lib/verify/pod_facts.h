@@ -39,9 +39,9 @@ bool ExtractPodFacts(const v1::ObjectMeta& meta, const v1::PodSpec& spec,
                      PodFacts& facts, std::string* error);
 
 // The pod's node requirements hold for certain on `space`.
-bool PodFitsDefinitely(const PodFacts& pod, const LabelSpace& space);
+bool PodFitsDefinitely(const PodFacts& pod, const LabelLookup& space);
 // They may hold (used for DaemonSets: would it run there?).
-bool PodFitsPossibly(const PodFacts& pod, const LabelSpace& space);
+bool PodFitsPossibly(const PodFacts& pod, const LabelLookup& space);
 
 // Kubernetes' toleration matching (with Karpenter's Lt/Gt operators).
 bool Tolerates(const std::vector<v1::Toleration>& tolerations,

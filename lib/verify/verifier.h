@@ -32,8 +32,20 @@ enum class SiteKind { kNode, kNodeClaim, kNew };
 // One instance-type option of a new NodeClaim, as it would be launched.
 struct OptionView {
   const v1::InstanceType* type = nullptr;
+  // An existing node's or in-flight NodeClaim's own labels; for a new
+  // NodeClaim's option, `shared` (the option cache's space for its NodePool,
+  // type and requirements) with `hostname` fixed on top, so that options are
+  // not copied per NodeClaim.
   LabelSpace labels;
+  std::shared_ptr<const LabelSpace> shared;
+  std::optional<Domain> hostname;
   Resources allocatable;
+
+  verify_internal::LabelLookup Labels() const {
+    return shared ? verify_internal::LabelLookup(
+                        *shared, hostname ? &*hostname : nullptr)
+                  : verify_internal::LabelLookup(labels);
+  }
 };
 
 // A place pods can be: an existing Node, an in-flight NodeClaim, or a new
@@ -123,10 +135,11 @@ class Verifier {
   // requirements), since plans repeat them; the instance-type requirement
   // (often hundreds of names) is checked apart so that it stays out of the
   // cache key.
-  std::optional<LabelSpace> OptionLabels(
+  // Null (with *why) if nothing is left. Without the hostname label, which
+  // is the NodeClaim's own (OptionView::hostname).
+  std::shared_ptr<const LabelSpace> OptionLabels(
       const v1::NodePool& pool, const v1::InstanceType& type,
-      const std::vector<Expr>& claim_requirements, const std::string& hostname,
-      std::string* why);
+      const std::vector<Expr>& claim_requirements, std::string* why);
 
   struct ClaimRequirements {
     std::vector<Expr> other;          // without hostname, instance type
@@ -136,11 +149,10 @@ class Verifier {
 
   static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
 
-  std::optional<LabelSpace> OptionLabels(const v1::NodePool& pool,
-                                         const v1::InstanceType& type,
-                                         const ClaimRequirements& reqs,
-                                         const std::string& hostname,
-                                         std::string* why);
+  std::shared_ptr<const LabelSpace> OptionLabels(const v1::NodePool& pool,
+                                                 const v1::InstanceType& type,
+                                                 const ClaimRequirements& reqs,
+                                                 std::string* why);
 
   std::optional<LabelSpace> ComputeOptionLabels(
       const v1::NodePool& pool, const v1::InstanceType& type,
@@ -183,8 +195,8 @@ class Verifier {
 
   void CheckPlacements();
 
-  std::string DescribePodRequirements(const PodFacts& pod,
-                                      const LabelSpace& labels);
+  std::string DescribePodRequirements(
+      const PodFacts& pod, const verify_internal::LabelLookup& labels);
 
   // DaemonSets that could run on the view, given the site's taints.
   std::vector<const PodFacts*> DaemonsFor(const Site& site,
@@ -257,7 +269,8 @@ class Verifier {
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
-  std::map<std::string, std::pair<std::optional<LabelSpace>, std::string>>
+  std::map<std::string,
+           std::pair<std::shared_ptr<const LabelSpace>, std::string>>
       option_cache_;
   std::map<const v1::InstanceType*, std::optional<Resources>>
       allocatable_cache_;

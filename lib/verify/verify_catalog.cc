@@ -119,12 +119,11 @@ std::optional<Resources> Verifier::ComputeAllocatable(
   return allocatable;
 }
 
-std::optional<LabelSpace> Verifier::OptionLabels(
+std::shared_ptr<const LabelSpace> Verifier::OptionLabels(
     const v1::NodePool& pool, const v1::InstanceType& type,
-    const std::vector<Expr>& claim_requirements, const std::string& hostname,
-    std::string* why) {
+    const std::vector<Expr>& claim_requirements, std::string* why) {
   ClaimRequirements split = SplitRequirements(claim_requirements);
-  return OptionLabels(pool, type, split, hostname, why);
+  return OptionLabels(pool, type, split, why);
 }
 
 Verifier::ClaimRequirements Verifier::SplitRequirements(
@@ -139,17 +138,15 @@ Verifier::ClaimRequirements Verifier::SplitRequirements(
   return out;
 }
 
-std::optional<LabelSpace> Verifier::OptionLabels(const v1::NodePool& pool,
-                                                 const v1::InstanceType& type,
-                                                 const ClaimRequirements& reqs,
-                                                 const std::string& hostname,
-                                                 std::string* why) {
+std::shared_ptr<const LabelSpace> Verifier::OptionLabels(
+    const v1::NodePool& pool, const v1::InstanceType& type,
+    const ClaimRequirements& reqs, std::string* why) {
   const Domain name = Domain::Fixed(type.name());
   for (const Expr& e : reqs.instance_type) {
     if (!name.Possibly(e)) {
       *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
                           " requirement excludes it");
-      return std::nullopt;
+      return nullptr;
     }
   }
   const std::string key = absl::StrCat(pool.metadata().name(), "\n",
@@ -159,16 +156,13 @@ std::optional<LabelSpace> Verifier::OptionLabels(const v1::NodePool& pool,
     std::string reason;
     std::optional<LabelSpace> computed =
         ComputeOptionLabels(pool, type, reqs.other, &reason);
-    it = option_cache_.emplace(key, std::make_pair(std::move(computed), reason))
+    std::shared_ptr<const LabelSpace> shared;
+    if (computed) shared = std::make_shared<LabelSpace>(std::move(*computed));
+    it = option_cache_.emplace(key, std::make_pair(std::move(shared), reason))
              .first;
   }
-  if (!it->second.first) {
-    *why = it->second.second;
-    return std::nullopt;
-  }
-  LabelSpace space = *it->second.first;
-  if (!hostname.empty()) space[labels::kHostname] = Domain::Fixed(hostname);
-  return space;
+  if (!it->second.first) *why = it->second.second;
+  return it->second.first;
 }
 
 std::optional<LabelSpace> Verifier::ComputeOptionLabels(

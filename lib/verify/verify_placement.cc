@@ -73,13 +73,13 @@ void Verifier::CheckPlacements() {
       const PodFacts& pod = pods_[p].facts;
       const std::string subject = "pod " + pod.key;
       for (const OptionView& view : site.views) {
-        if (!verify_internal::PodFitsDefinitely(pod, view.labels)) {
+        if (!verify_internal::PodFitsDefinitely(pod, view.Labels())) {
           Add("node-selector", subject,
               absl::StrCat(
                   "on ", site.subject,
                   view.type ? " (option " + view.type->name() + ")" : "",
                   ": nodeSelector/required node affinity not met (",
-                  DescribePodRequirements(pod, view.labels), ")"));
+                  DescribePodRequirements(pod, view.Labels()), ")"));
           break;
         }
       }
@@ -96,8 +96,8 @@ void Verifier::CheckPlacements() {
   }
 }
 
-std::string Verifier::DescribePodRequirements(const PodFacts& pod,
-                                              const LabelSpace& labels) {
+std::string Verifier::DescribePodRequirements(
+    const PodFacts& pod, const verify_internal::LabelLookup& labels) {
   std::vector<std::string> parts;
   auto describe = [&](const std::vector<Expr>& exprs) {
     for (const Expr& e : exprs) {
@@ -121,7 +121,7 @@ std::vector<const PodFacts*> Verifier::DaemonsFor(const Site& site,
     for (const auto& t : site.hard_taints) {
       tolerated &= verify_internal::Tolerates(ds.tolerations, t);
     }
-    if (tolerated && verify_internal::PodFitsPossibly(ds, view.labels)) {
+    if (tolerated && verify_internal::PodFitsPossibly(ds, view.Labels())) {
       out.push_back(&ds);
     }
   }

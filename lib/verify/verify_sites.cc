@@ -266,8 +266,8 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
       continue;
     }
     std::string why;
-    std::optional<LabelSpace> labels =
-        OptionLabels(pool, *type, split, claim.name(), &why);
+    std::shared_ptr<const LabelSpace> labels =
+        OptionLabels(pool, *type, split, &why);
     if (!labels) {
       Add("instance-type", site.subject,
           absl::StrCat("option ", name, " is incompatible: ", why));
@@ -275,8 +275,12 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
     }
     std::optional<Resources> allocatable = Allocatable(*type, site.subject);
     if (!allocatable) continue;
-    site.views.push_back(
-        OptionView{type, std::move(*labels), std::move(*allocatable)});
+    OptionView view;
+    view.type = type;
+    view.shared = std::move(labels);
+    if (!claim.name().empty()) view.hostname = Domain::Fixed(claim.name());
+    view.allocatable = std::move(*allocatable);
+    site.views.push_back(std::move(view));
   }
   CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
 }
@@ -301,7 +305,7 @@ void Verifier::CheckLaunch(const v1::NewNodeClaim& claim,
   std::vector<Expr> pinned = claim_requirements;
   pinned.push_back(Expr{labels::kZone, "In", {launch.zone()}});
   pinned.push_back(Expr{labels::kCapacityType, "In", {launch.capacity_type()}});
-  if (!OptionLabels(pool, type, pinned, claim.name(), &why)) {
+  if (!OptionLabels(pool, type, pinned, &why)) {
     Add("launch", site.subject,
         absl::StrCat("launch ", launch.instance_type(), " in ", launch.zone(),
                      " (", launch.capacity_type(), ") is not allowed: ", why));

@@ -23,7 +23,7 @@ const std::optional<std::set<std::string>>& Verifier::DomainsOf(
   if (cached != domains_cache_.end()) return cached->second;
   std::optional<std::set<std::string>> out = std::set<std::string>{};
   for (const OptionView& view : sites_[site].views) {
-    auto values = verify_internal::Lookup(view.labels, key).PresentValues();
+    auto values = verify_internal::Lookup(view.Labels(), key).PresentValues();
     if (!values) {
       out.reset();
       break;
@@ -50,7 +50,7 @@ const std::set<std::string>& Verifier::CatalogDomains(const std::string& key) {
     if (catalog == nullptr) continue;
     for (const auto& type : catalog->instance_types()) {
       std::string why;
-      auto labels = OptionLabels(pool, type, ClaimRequirements{}, "", &why);
+      auto labels = OptionLabels(pool, type, ClaimRequirements{}, &why);
       if (!labels) continue;
       auto present = verify_internal::Lookup(*labels, key).PresentValues();
       if (present) values.insert(present->begin(), present->end());
@@ -75,7 +75,7 @@ bool Verifier::PodExprsAllowValue(const PodFacts& pod,
 
 bool Verifier::SiteMatchesPodFilter(const PodFacts& pod, int site) {
   for (const OptionView& view : sites_[site].views) {
-    if (!verify_internal::PodFitsDefinitely(pod, view.labels)) return false;
+    if (!verify_internal::PodFitsDefinitely(pod, view.Labels())) return false;
   }
   return true;
 }
@@ -348,7 +348,7 @@ void Verifier::CheckAffinity() {
         std::vector<Expr> all = entry.facts.node_selector;
         all.insert(all.end(), t.begin(), t.end());
         for (const OptionView& view : sites_[entry.site].views) {
-          if (verify_internal::AllPossibly(view.labels, all)) {
+          if (verify_internal::AllPossibly(view.Labels(), all)) {
             live_terms.push_back(t);
             break;
           }
