@@ -70,5 +70,26 @@ TEST(DomainTest, DefinitelyAndPossibly) {
   EXPECT_TRUE(set.Empty());
 }
 
+// A new NodeClaim's options read one shared space with their own hostname
+// on top; every other key, present or absent, reads through unchanged.
+TEST(LabelLookupTest, HostnameOverShared) {
+  LabelSpace shared;
+  shared["topology.kubernetes.io/zone"] = Domain::Fixed("us-east-1a");
+  shared["kubernetes.io/hostname"] = Domain::Fixed("ignored");
+  const Domain host = Domain::Fixed("default-abcde");
+  const LabelLookup over(shared, &host);
+  const Expr on_host{"kubernetes.io/hostname", "In", {"default-abcde"}};
+  const Expr in_zone{"topology.kubernetes.io/zone", "In", {"us-east-1a"}};
+  const Expr gpu{"example.com/gpu", "Exists", {}};
+  EXPECT_TRUE(Lookup(over, on_host.key).Definitely(on_host));
+  EXPECT_TRUE(Lookup(over, in_zone.key).Definitely(in_zone));
+  EXPECT_FALSE(Lookup(over, gpu.key).Possibly(gpu));  // absent
+  EXPECT_TRUE(AllDefinitely(over, {on_host, in_zone}));
+  // Without an override the space's own hostname is what it says.
+  const LabelLookup plain(shared);
+  EXPECT_FALSE(Lookup(plain, on_host.key).Possibly(on_host));
+  EXPECT_FALSE(AllPossibly(plain, {on_host}));
+}
+
 }  // namespace
 }  // namespace nodeplan::verify_internal
