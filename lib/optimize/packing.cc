@@ -22,8 +22,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "nodeplan/labels.h"
-#include "nodeplan/schedule.h"
 #include "nodeplan/verify.h"
 #include "optimize/plan_bound.h"
 #include "scheduling/solver.h"
