@@ -71,8 +71,10 @@ class Interner {
   // modified while it exists. Overlays may be stacked.
   explicit Interner(const Interner* base);
 
-  Interner(const Interner&) = delete;
-  Interner& operator=(const Interner&) = delete;
+  // A copy owns copies of this object's strings (ids unchanged) and shares
+  // its base, which must then outlive the copy too.
+  Interner(const Interner& other);
+  Interner& operator=(const Interner& other);
   Interner(Interner&&) = default;
   Interner& operator=(Interner&&) = default;
 

@@ -58,11 +58,11 @@ bool PoolMayLabel(const scheduling::Compiled& c, const scheduling::Pool& pool,
     defined = true;
   }
   if (!defined) {
-    scheduling::Id id = c.in.Find(key);
-    if (id != scheduling::kNoId && c.wk.Contains(id)) defined = true;
-    if (id != scheduling::kNoId && !defined) {
+    const LabelKeyId id = c.in.FindKey(key);
+    if (id != kNoId && c.wk->Contains(id)) defined = true;
+    if (id != kNoId && !defined) {
       pool.types.ForEach([&](size_t t) {
-        if (c.types[t].reqs.Get(id) != nullptr) defined = true;
+        if (c.types[t].reqs.Has(id)) defined = true;
       });
     }
   }

@@ -66,6 +66,30 @@ Interner::Interner(const Interner* base)
       key_offset_(base == nullptr ? 0 : base->key_count()),
       value_offset_(base == nullptr ? 0 : base->value_count()) {}
 
+Interner::Interner(const Interner& other) { *this = other; }
+
+Interner& Interner::operator=(const Interner& other) {
+  if (this == &other) return *this;
+  base_ = other.base_;
+  key_offset_ = other.key_offset_;
+  value_offset_ = other.value_offset_;
+  keys_ = other.keys_;
+  values_ = other.values_;
+  value_info_ = other.value_info_;
+  // The maps view this object's strings, not the other's.
+  key_ids_.clear();
+  key_ids_.reserve(keys_.size());
+  for (size_t i = 0; i < keys_.size(); ++i)
+    key_ids_.emplace(absl::string_view(keys_[i]),
+                     key_offset_ + static_cast<int32_t>(i));
+  value_ids_.clear();
+  value_ids_.reserve(values_.size());
+  for (size_t i = 0; i < values_.size(); ++i)
+    value_ids_.emplace(absl::string_view(values_[i]),
+                       value_offset_ + static_cast<int32_t>(i));
+  return *this;
+}
+
 LabelKeyId Interner::FindKey(absl::string_view key) const {
   if (base_ != nullptr) {
     LabelKeyId id = base_->FindKey(key);

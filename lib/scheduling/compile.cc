@@ -26,59 +26,36 @@ constexpr const char* kReservationIdLabel =
 
 Keys InternKeys(Interner& in) {
   Keys k;
-  k.zone = in.Intern(labels::kZone);
-  k.region = in.Intern(labels::kRegion);
-  k.instance_type = in.Intern(labels::kInstanceType);
-  k.arch = in.Intern(labels::kArch);
-  k.os = in.Intern(labels::kOs);
-  k.capacity_type = in.Intern(labels::kCapacityType);
-  k.nodepool = in.Intern(labels::kNodePool);
-  k.hostname = in.Intern(labels::kHostname);
-  k.registered = in.Intern(labels::kRegistered);
-  k.initialized = in.Intern(labels::kInitialized);
-  k.windows_build = in.Intern(labels::kWindowsBuild);
-  k.reservation_id = in.Intern(kReservationIdLabel);
-  k.nodeclass = kNoId;
-  k.v_true = in.Intern("true");
-  k.v_reserved = in.Intern("reserved");
-  k.v_spot = in.Intern("spot");
-  k.v_on_demand = in.Intern("on-demand");
+  k.zone = in.InternKey(labels::kZone);
+  k.region = in.InternKey(labels::kRegion);
+  k.instance_type = in.InternKey(labels::kInstanceType);
+  k.arch = in.InternKey(labels::kArch);
+  k.os = in.InternKey(labels::kOs);
+  k.capacity_type = in.InternKey(labels::kCapacityType);
+  k.nodepool = in.InternKey(labels::kNodePool);
+  k.hostname = in.InternKey(labels::kHostname);
+  k.registered = in.InternKey(labels::kRegistered);
+  k.initialized = in.InternKey(labels::kInitialized);
+  k.windows_build = in.InternKey(labels::kWindowsBuild);
+  k.reservation_id = in.InternKey(kReservationIdLabel);
+  k.v_true = in.InternValue("true");
+  k.v_reserved = in.InternValue("reserved");
+  k.v_spot = in.InternValue("spot");
+  k.v_on_demand = in.InternValue("on-demand");
   return k;
-}
-
-void MarkWellKnown(WellKnown& wk, Id id) {
-  if (wk.is_well_known.size() <= id) wk.is_well_known.resize(id + 1, false);
-  wk.is_well_known[id] = true;
-}
-
-std::vector<Id> InternAll(
-    Interner& in, const google::protobuf::RepeatedPtrField<std::string>& v) {
-  std::vector<Id> out;
-  out.reserve(v.size());
-  for (const auto& s : v) out.push_back(in.Intern(s));
-  return out;
-}
-
-// Label alias normalization (Karpenter's NormalizedLabels).
-std::string Normalize(const std::string& key) {
-  if (key == labels::kZoneBeta) return labels::kZone;
-  if (key == labels::kRegionBeta) return labels::kRegion;
-  if (key == labels::kArchBeta) return labels::kArch;
-  if (key == labels::kOsBeta) return labels::kOs;
-  if (key == labels::kInstanceTypeBeta) return labels::kInstanceType;
-  return key;
 }
 
 }  // namespace
 
-bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
-                        const Interner& in) {
-  if (const Req* z = r.Get(k.zone); z && !Has(*z, o.zone, in)) return false;
-  if (const Req* c = r.Get(k.capacity_type); c && !Has(*c, o.capacity_type, in))
+bool OfferingCompatible(const Offering& o, const Requirements& r,
+                        const Keys& k) {
+  if (const Requirement* z = r.Find(k.zone); z && !z->Has(o.zone)) return false;
+  if (const Requirement* c = r.Find(k.capacity_type);
+      c && !c->Has(o.capacity_type))
     return false;
-  if (o.reservation != kNoId) {
-    if (const Req* x = r.Get(k.reservation_id);
-        x && !Has(*x, o.reservation, in))
+  if (o.reservation.id != kNoId) {
+    if (const Requirement* x = r.Find(k.reservation_id);
+        x && !x->Has(o.reservation))
       return false;
   }
   return true;
@@ -100,11 +77,19 @@ TypeSet FitIndex::Fitting(const ResVec& need, size_t n) const {
   return out;
 }
 
-Req NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r) {
-  Id key = in.Intern(Normalize(r.key()));
-  Req q = MakeReq(key, r.operator_(), InternAll(in, r.values()), in);
-  if (r.has_min_values()) q.min_values = r.min_values();
-  return q;
+Requirement NodeSelectorReq(Interner& in,
+                            const v1::NodeSelectorRequirement& r) {
+  const LabelKeyId key = in.InternKey(labels::NormalizeLabelKey(r.key()));
+  absl::InlinedVector<LabelValue, 4> values;
+  values.reserve(r.values_size());
+  for (const std::string& v : r.values()) values.push_back(in.InternValue(v));
+  // Callers validate operators first; anything else reads as DoesNotExist.
+  const SelectorOperator op = ParseSelectorOperator(r.operator_())
+                                  .value_or(SelectorOperator::kDoesNotExist);
+  return Requirement::Make(key, op, values,
+                           r.has_min_values()
+                               ? std::optional<int32_t>(r.min_values())
+                               : std::nullopt);
 }
 
 namespace {
@@ -241,8 +226,9 @@ absl::StatusOr<ResVec> ToResVec(const ResourceVector& r,
 class AwsTypeCache {
  public:
   struct Entry {
-    std::vector<std::string> new_strings;  // interned, in id order
-    std::vector<std::string> new_dims;     // added, in dimension order
+    // Interned by the translation, in id order.
+    std::vector<std::string> new_keys, new_values;
+    std::vector<std::string> new_dims;  // added, in dimension order
     std::vector<InstanceType> types;
   };
   static constexpr size_t kSize = 8;
@@ -305,8 +291,10 @@ std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
   add("|");
   for (const auto& u : base.unavailable_offerings()) add(DeterministicBytes(u));
   add("|");
-  for (size_t id = 0; id < c.in.size(); ++id)
-    add(c.in.Str(static_cast<Id>(id)));
+  for (LabelKeyId id = 0; id < c.in.key_count(); ++id) add(c.in.KeyText(id));
+  add("|");
+  for (LabelValueId id = 0; id < c.in.value_count(); ++id)
+    add(c.in.ValueText(id));
   add("|");
   for (int d = 0; d < c.dims.size(); ++d) add(c.dims.Name(d));
   return key;
@@ -315,9 +303,14 @@ std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
 // Replays a cached translation onto `c`; false (nothing changed in the
 // types) if the interner or the dimensions would not give the cached ids.
 bool ReplayAwsTypes(const AwsTypeCache::Entry& e, Compiled& c) {
-  const size_t first_id = c.in.size();
-  for (size_t i = 0; i < e.new_strings.size(); ++i)
-    if (c.in.Intern(e.new_strings[i]) != static_cast<Id>(first_id + i))
+  const LabelKeyId first_key = c.in.key_count();
+  for (size_t i = 0; i < e.new_keys.size(); ++i)
+    if (c.in.InternKey(e.new_keys[i]) != first_key + static_cast<LabelKeyId>(i))
+      return false;
+  const LabelValueId first_value = c.in.value_count();
+  for (size_t i = 0; i < e.new_values.size(); ++i)
+    if (c.in.InternValue(e.new_values[i]).id !=
+        first_value + static_cast<LabelValueId>(i))
       return false;
   const int first_dim = c.dims.size();
   for (size_t i = 0; i < e.new_dims.size(); ++i)
@@ -365,7 +358,7 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
         absl::StrCat(prefix, "instanceTypes[", i, "] (", t.name(), ")");
     InstanceType it;
     it.name = t.name();
-    it.name_id = in.Intern(t.name());
+    it.name_id = in.InternValue(t.name());
     auto cap = ToResVec(ct.capacity, names, c.dims, path + ".capacity");
     if (!cap.ok()) return cap.status();
     it.capacity = *cap;
@@ -380,17 +373,17 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
       if (absl::StartsWith(c.dims.Name(d), "hugepages-"))
         it.allocatable[kMemory] =
             std::max<int64_t>(0, it.allocatable[kMemory] - it.capacity[d]);
-    std::vector<Id> zones, cts;
+    absl::InlinedVector<LabelValue, 8> zones, cts;
     for (int j = 0; j < t.offerings_size(); ++j) {
       const v1::Offering& o = t.offerings(j);
       const CompiledOffering& co = ct.offerings[j];
       Offering off;
-      off.zone = in.Intern(o.zone());
-      off.capacity_type = in.Intern(o.capacity_type());
+      off.zone = in.InternValue(o.zone());
+      off.capacity_type = in.InternValue(o.capacity_type());
       off.price = co.price;
       off.available = co.available;
       if (!o.reservation_id().empty()) {
-        off.reservation = in.Intern(o.reservation_id());
+        off.reservation = in.InternValue(o.reservation_id());
         off.reservation_capacity = o.reservation_capacity();
         if (off.reservation_capacity <= 0) off.available = false;
       }
@@ -406,12 +399,12 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
                                                             t.labels().end());
     std::sort(labels.begin(), labels.end());
     for (const auto& [key, value] : labels)
-      it.reqs.Add(InReq(in.Intern(Normalize(key)), in.Intern(value)), in);
-    for (const auto& r : t.requirements())
-      it.reqs.Add(NodeSelectorReq(in, r), in);
-    it.reqs.Add(InReq(k.instance_type, it.name_id), in);
-    it.reqs.Add(MakeReq(k.zone, "In", zones, in), in);
-    it.reqs.Add(MakeReq(k.capacity_type, "In", cts, in), in);
+      it.reqs.Add(Requirement::In(in.InternKey(labels::NormalizeLabelKey(key)),
+                                  in.InternValue(value)));
+    for (const auto& r : t.requirements()) it.reqs.Add(NodeSelectorReq(in, r));
+    it.reqs.Add(Requirement::In(k.instance_type, it.name_id));
+    it.reqs.Add(Requirement::In(k.zone, zones));
+    it.reqs.Add(Requirement::In(k.capacity_type, cts));
     c.types.push_back(std::move(it));
   }
   return absl::OkStatus();
@@ -428,14 +421,17 @@ absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
   // A failed replay interned only strings the translation interns too, in
   // the same order (a prefix of them), so translating afterwards gives the
   // uncached result.
-  const size_t first_id = c.in.size();
+  const LabelKeyId first_key = c.in.key_count();
+  const LabelValueId first_value = c.in.value_count();
   const int first_dim = c.dims.size();
   const size_t first_type = c.types.size();
   absl::Status st = TranslateInstanceTypes(base, g, c);
   if (!st.ok()) return st;
   auto entry = std::make_shared<AwsTypeCache::Entry>();
-  for (size_t id = first_id; id < c.in.size(); ++id)
-    entry->new_strings.push_back(c.in.Str(static_cast<Id>(id)));
+  for (LabelKeyId id = first_key; id < c.in.key_count(); ++id)
+    entry->new_keys.emplace_back(c.in.KeyText(id));
+  for (LabelValueId id = first_value; id < c.in.value_count(); ++id)
+    entry->new_values.emplace_back(c.in.ValueText(id));
   for (int d = first_dim; d < c.dims.size(); ++d)
     entry->new_dims.push_back(c.dims.Name(d));
   entry->types.assign(c.types.begin() + first_type, c.types.end());
@@ -466,15 +462,18 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   if (!groups->empty() && !(*groups)[0].aws &&
       !(*groups)[0].catalog->reservation_id_label().empty())
     c.keys.reservation_id =
-        in.Intern((*groups)[0].catalog->reservation_id_label());
+        in.InternKey((*groups)[0].catalog->reservation_id_label());
   const Keys& k = c.keys;
-  for (Id id : {k.nodepool, k.zone, k.region, k.instance_type, k.arch, k.os,
-                k.capacity_type, k.windows_build, k.reservation_id})
-    MarkWellKnown(c.wk, id);
+  // Karpenter's well-known keys, the reservation-id key and every catalog's
+  // own (a provider registers its labels as well known).
+  std::vector<std::string> well_known = {
+      std::string(in.KeyText(k.reservation_id))};
+  for (const CatalogGroup& g : *groups)
+    for (const auto& l : g.catalog->well_known_labels())
+      well_known.push_back(l);
+  c.wk.emplace(in, well_known);
 
   for (CatalogGroup& g : *groups) {
-    for (const auto& l : g.catalog->well_known_labels())
-      MarkWellKnown(c.wk, in.Intern(l));
     g.begin = c.types.size();
     absl::Status st = AppendInstanceTypes(base, g, c);
     if (!st.ok()) return st;
@@ -524,25 +523,25 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     const auto& tmpl = np.spec().template_();
     for (const auto& t : tmpl.spec().taints()) pool.taints.push_back(t);
     for (int r = 0; r < tmpl.spec().requirements_size(); ++r)
-      pool.reqs.Add(NodeSelectorReq(in, tmpl.spec().requirements(r)), in);
+      pool.reqs.Add(NodeSelectorReq(in, tmpl.spec().requirements(r)));
     std::vector<std::pair<std::string, std::string>> labels(
         tmpl.metadata().labels().begin(), tmpl.metadata().labels().end());
     std::sort(labels.begin(), labels.end());
     for (const auto& [key, value] : labels)
-      pool.reqs.Add(InReq(in.Intern(Normalize(key)), in.Intern(value)), in);
+      pool.reqs.Add(Requirement::In(
+          in.InternKey(labels::NormalizeLabelKey(key)), in.InternValue(value)));
     pool.template_reqs = pool.reqs;
-    pool.reqs.Add(InReq(k.nodepool, in.Intern(pool.name)), in);
+    pool.reqs.Add(Requirement::In(k.nodepool, in.InternValue(pool.name)));
     const auto& ref = tmpl.spec().node_class_ref();
     if (!ref.kind().empty()) {
       pool.nodeclass_label_key =
           absl::StrCat(ref.group(), "/", absl::AsciiStrToLower(ref.kind()));
       pool.nodeclass_name = ref.name();
-      pool.reqs.Add(
-          InReq(in.Intern(pool.nodeclass_label_key), in.Intern(ref.name())),
-          in);
+      pool.reqs.Add(Requirement::In(in.InternKey(pool.nodeclass_label_key),
+                                    in.InternValue(ref.name())));
     }
-    pool.reqs.Add(InReq(k.registered, k.v_true), in);
-    pool.reqs.Add(InReq(k.initialized, k.v_true), in);
+    pool.reqs.Add(Requirement::In(k.registered, k.v_true));
+    pool.reqs.Add(Requirement::In(k.initialized, k.v_true));
     if (!np.spec().limits().empty()) {
       pool.has_limits = true;
       // "nodes" is a limit dimension of its own.
@@ -558,10 +557,10 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     pool.hash = *hash;
 
     // Zones the NodeClass has subnets in (none listed: no restriction).
-    absl::flat_hash_map<Id, bool> class_zones;
+    absl::flat_hash_map<LabelValueId, bool> class_zones;
     if (auto it = classes.find(ref.name()); it != classes.end()) {
       for (const auto& s : it->second->status().subnets())
-        if (!s.zone().empty()) class_zones[in.Intern(s.zone())] = true;
+        if (!s.zone().empty()) class_zones[in.InternValue(s.zone()).id] = true;
     }
     pool.types = TypeSet(n);
     pool.offering_mask.assign(n, 0);
@@ -574,15 +573,15 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
       for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
         const Offering& o = it.offerings[j];
         if (o.available &&
-            (class_zones.empty() || class_zones.contains(o.zone)))
+            (class_zones.empty() || class_zones.contains(o.zone.id)))
           pool.catalog_offering_mask[i] |= uint64_t{1} << j;
       }
-      if (!Intersects(it.reqs, pool.reqs, in, nullptr)) continue;
+      if (!it.reqs.Intersects(pool.reqs)) continue;
       uint64_t mask = 0;
       for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
         const Offering& o = it.offerings[j];
         if (!(pool.catalog_offering_mask[i] >> j & 1)) continue;
-        if (!OfferingCompatible(o, pool.reqs, k, in)) continue;
+        if (!OfferingCompatible(o, pool.reqs, k)) continue;
         mask |= uint64_t{1} << j;
       }
       if (mask == 0) continue;

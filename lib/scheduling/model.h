@@ -7,28 +7,31 @@
 // handful of bitset ANDs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
+#include "nodeplan/requirements.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
-#include "scheduling/intern.h"
-#include "scheduling/req.h"
 #include "scheduling/resources.h"
 
 namespace nodeplan::scheduling {
 
+// Label keys and values the scheduler reads by id, interned first.
 struct Keys {
-  Id zone, region, instance_type, arch, os, capacity_type, nodepool, hostname,
-      registered, initialized, windows_build, reservation_id, nodeclass;
-  Id v_true, v_reserved, v_spot, v_on_demand;
+  LabelKeyId zone, region, instance_type, arch, os, capacity_type, nodepool,
+      hostname, registered, initialized, windows_build, reservation_id;
+  LabelValue v_true, v_reserved, v_spot, v_on_demand;
 };
 
 struct Offering {
-  Id zone = kNoId;
-  Id capacity_type = kNoId;
-  Id reservation = kNoId;
+  LabelValue zone;
+  LabelValue capacity_type;
+  LabelValue reservation;  // id kNoId: not a reservation
   double price = 0;
   bool available = true;
   int32_t reservation_capacity = 0;
@@ -36,8 +39,8 @@ struct Offering {
 
 struct InstanceType {
   std::string name;
-  Id name_id = kNoId;
-  Reqs reqs;
+  LabelValue name_id;
+  Requirements reqs;
   ResVec capacity;
   ResVec allocatable;
   std::vector<Offering> offerings;
@@ -47,10 +50,10 @@ struct Pool {
   std::string name;
   v1::NodePool proto;
   int32_t weight = 0;
-  Reqs reqs;  // template requirements incl. labels (with minValues)
+  Requirements reqs;  // template requirements incl. labels (with minValues)
   // The template's own requirements and labels only (no nodepool, NodeClass,
   // registered or initialized keys): what Karpenter's buildDomainGroups reads.
-  Reqs template_reqs;
+  Requirements template_reqs;
   std::vector<v1::Taint> taints;
   // Instance types this NodePool can launch (requirements intersect, an
   // available compatible offering exists), and per type a mask of the
@@ -79,7 +82,9 @@ struct FitIndex {
 
 struct Compiled {
   Interner in;
-  WellKnown wk;
+  // Karpenter's well-known labels plus the catalogs' (and the reservation-id
+  // key): what a NodePool may leave undefined. Set by CompileSnapshot.
+  std::optional<WellKnownLabels> wk;
   ResourceDims dims;
   Keys keys;
   std::vector<InstanceType> types;
@@ -114,12 +119,12 @@ void ClearAwsTypeCache();
 
 // A NodeSelectorRequirement (with minValues) as a requirement, its key
 // normalized (beta labels -> GA labels).
-Req NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r);
+Requirement NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r);
 
 // Offering `o` compatible with requirements `r` (zone, capacity type and
 // reservation id; Karpenter's IsCompatible with the well-known allowance).
-bool OfferingCompatible(const Offering& o, const Reqs& r, const Keys& k,
-                        const Interner& in);
+bool OfferingCompatible(const Offering& o, const Requirements& r,
+                        const Keys& k);
 
 }  // namespace nodeplan::scheduling
 

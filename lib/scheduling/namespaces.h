@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "nodeplan/interner.h"
 #include "nodeplan/v1/k8s.pb.h"
-#include "scheduling/intern.h"
 #include "scheduling/pods.h"
 
 namespace nodeplan::scheduling {

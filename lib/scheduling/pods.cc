@@ -85,9 +85,9 @@ bool PortsConflict(const std::vector<HostPort>& a,
 bool Selector::Matches(const Labels& labels) const {
   if (nothing) return false;
   for (const Expr& e : exprs) {
-    auto it = std::lower_bound(
-        labels.begin(), labels.end(), e.key,
-        [](const std::pair<Id, Id>& l, Id k) { return l.first < k; });
+    auto it = std::lower_bound(labels.begin(), labels.end(), e.key,
+                               [](const std::pair<LabelKeyId, LabelValueId>& l,
+                                  LabelKeyId k) { return l.first < k; });
     bool has = it != labels.end() && it->first == e.key;
     switch (e.op) {
       case 0:
@@ -120,10 +120,10 @@ Selector CompileSelector(const v1::LabelSelector* sel, Interner& in) {
       sel->match_labels().begin(), sel->match_labels().end());
   std::sort(ml.begin(), ml.end());
   for (const auto& [k, v] : ml)
-    s.exprs.push_back({in.Intern(k), 0, {in.Intern(v)}});
+    s.exprs.push_back({in.InternKey(k), 0, {in.InternValue(v).id}});
   for (const auto& e : sel->match_expressions()) {
     Selector::Expr x;
-    x.key = in.Intern(e.key());
+    x.key = in.InternKey(e.key());
     if (e.operator_() == "In") {
       x.op = 0;
     } else if (e.operator_() == "NotIn") {
@@ -141,7 +141,7 @@ Selector CompileSelector(const v1::LabelSelector* sel, Interner& in) {
       s.nothing = true;
       return s;
     }
-    for (const auto& v : e.values()) x.values.push_back(in.Intern(v));
+    for (const auto& v : e.values()) x.values.push_back(in.InternValue(v).id);
     s.exprs.push_back(std::move(x));
   }
   return s;
@@ -170,7 +170,8 @@ Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
                      Interner& in) {
   Labels out;
   out.reserve(m.size());
-  for (const auto& [k, v] : m) out.emplace_back(in.Intern(k), in.Intern(v));
+  for (const auto& [k, v] : m)
+    out.emplace_back(in.InternKey(k), in.InternValue(v).id);
   std::sort(out.begin(), out.end());
   return out;
 }

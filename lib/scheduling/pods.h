@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "nodeplan/interner.h"
+#include "nodeplan/requirements.h"
 #include "nodeplan/v1/k8s.pb.h"
-#include "scheduling/intern.h"
-#include "scheduling/req.h"
 #include "scheduling/resources.h"
 
 namespace nodeplan::scheduling {
@@ -44,30 +44,33 @@ std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec);
 struct Selector {
   bool nothing = false;
   struct Expr {
-    Id key;
+    LabelKeyId key;
     int op;  // 0 In, 1 NotIn, 2 Exists, 3 DoesNotExist
-    std::vector<Id> values;
+    std::vector<LabelValueId> values;
   };
   std::vector<Expr> exprs;
-  bool Matches(const std::vector<std::pair<Id, Id>>& labels) const;
+  bool Matches(
+      const std::vector<std::pair<LabelKeyId, LabelValueId>>& labels) const;
 };
 Selector CompileSelector(const v1::LabelSelector* sel, Interner& in);
 // Stable text of a selector for group identity.
 std::string SelectorSignature(const v1::LabelSelector* sel);
 
-using Labels = std::vector<std::pair<Id, Id>>;  // sorted by key id
+// Interned labels, sorted by key id.
+using Labels = std::vector<std::pair<LabelKeyId, LabelValueId>>;
 Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
                      Interner& in);
 
 struct PodClass {
   std::string ns;
-  Id ns_id = kNoId;
+  LabelValueId ns_id = kNoId;
   Labels labels;
   const v1::Pod* example = nullptr;  // first pod of the class
   ResVec requests;
-  Reqs node_selector;
-  std::vector<Reqs> required_terms;
-  std::vector<std::pair<int32_t, Reqs>> preferred_node;  // heaviest first
+  Requirements node_selector;
+  std::vector<Requirements> required_terms;
+  std::vector<std::pair<int32_t, Requirements>> preferred_node;  // heaviest
+                                                                 // first
   std::vector<Toleration> tolerations;
   std::vector<v1::TopologySpreadConstraint> spreads;
   int anyway_spreads = 0;  // of `spreads`, those with ScheduleAnyway
@@ -76,7 +79,7 @@ struct PodClass {
       pref_anti;  // heaviest first (stable)
   std::vector<HostPort> ports;
   // Alternative requirement sets from volume topology (empty: none).
-  std::vector<Reqs> volume_alts;
+  std::vector<Requirements> volume_alts;
   // Set when the pod is rejected before scheduling.
   std::string invalid;
 };

@@ -40,6 +40,7 @@
 #include "scheduling/namespaces.h"
 #include "scheduling/option_table.h"
 #include "scheduling/pods.h"
+#include "scheduling/requirement_text.h"
 #include "scheduling/solver.h"
 #include "scheduling/topology.h"
 
@@ -49,8 +50,8 @@ struct DaemonPod {
   std::string name;
   ResVec requests;
   std::vector<Toleration> tols;
-  Reqs node_selector;
-  std::vector<Reqs> terms;
+  Requirements node_selector;
+  std::vector<Requirements> terms;
   std::vector<HostPort> ports;
   bool operator==(const DaemonPod&) const = default;
 };
@@ -83,9 +84,9 @@ struct ExistingNode {
   std::string name;
   bool is_claim = false;
   bool initialized = false;
-  Reqs reqs;
+  Requirements reqs;
   std::vector<v1::Taint> taints;
-  Id hostname = kNoId;
+  LabelValue hostname;
   // Allocatable less its bound pods and DaemonSet overhead; bound host ports.
   ResVec remaining;
   std::vector<HostPort> ports;
@@ -110,7 +111,7 @@ struct Existing {
 // Per request node, what topology counting reads: its labels as
 // requirements and its taints (compiled once per round, not per group).
 struct TopologyNode {
-  Reqs labels;
+  Requirements labels;
   std::vector<v1::Taint> taints;
 };
 
@@ -144,8 +145,8 @@ void AppendClassSignature(
 
 struct Claim {
   int pool = 0;
-  Reqs reqs;
-  Id hostname = kNoId;
+  Requirements reqs;
+  LabelValue hostname;
   TypeSet options;
   ResVec requests;
   std::vector<int> pods;
@@ -164,7 +165,7 @@ struct RelaxState {
 };
 
 struct View {
-  Reqs reqs, strict;
+  Requirements reqs, strict;
   std::vector<Toleration> tols;
   std::vector<int> groups;   // owned groups
   std::vector<int> inverse;  // owned inverse groups
@@ -218,7 +219,7 @@ struct PendingPod {
 
 struct BoundPod {
   const v1::Pod* pod;
-  Id ns;
+  LabelValueId ns;
   Labels labels;
   int node = -1;  // index into request nodes
   // Being deleted (deletionTimestamp set) but not terminal: its requests,
@@ -229,7 +230,7 @@ struct BoundPod {
 };
 
 struct Candidate {
-  Reqs reqs;
+  Requirements reqs;
   TypeSet options;
   std::vector<std::pair<int, int>> reserve;
   bool min_values_relaxed = false;
@@ -244,7 +245,7 @@ class Round {
         req_(req),
         opt_(opt),
         in_(&c.in),
-        wk_(c.wk),
+        wk_(*c.wk),
         dims_(c.dims),
         k_(c.keys),
         n_(c.types.size()) {}
@@ -319,7 +320,7 @@ class Round {
   // The domain of request node `node` for topology key `key`: its label's
   // value, or for hostname groups without the label the node's name
   // (kNoId: none).
-  Id NodeDomain(int node, Id key, bool hostname);
+  LabelValueId NodeDomain(int node, LabelKeyId key, bool hostname);
 
   // Views and relaxation.
   // The spread groups a class owns at relaxation state `s` (tolerations
@@ -331,7 +332,7 @@ class Round {
   // For spreads under spreadBookkeeping "Karpenter", `first_term` and
   // `tols` are the pod's required terms and tolerations at its relaxation
   // level (they shape the node filter and the group's identity).
-  int GroupFor(GroupType type, const std::string& key, Id ns_default,
+  int GroupFor(GroupType type, const std::string& key, LabelValueId ns_default,
                const v1::PodAffinityTerm* term,
                const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
                bool inverse, size_t first_term = 0,
@@ -345,17 +346,18 @@ class Round {
   // `extra`, when given, is intersected into node_reqs key by key (so a
   // NodeClaim can be checked before its requirements are copied and merged).
   bool AddTopology(const PodClass& cls, const View& v,
-                   const std::vector<v1::Taint>& taints, const Reqs& node_reqs,
-                   const WellKnown* allow, Reqs* out, std::string* err,
-                   const Reqs* extra = nullptr);
+                   const std::vector<v1::Taint>& taints,
+                   const Requirements& node_reqs, const WellKnownLabels* allow,
+                   Requirements* out, std::string* err,
+                   const Requirements* extra = nullptr);
   void Record(const PodClass& cls, const View& v,
-              const std::vector<v1::Taint>& taints, const Reqs& reqs,
-              const WellKnown* allow);
+              const std::vector<v1::Taint>& taints, const Requirements& reqs,
+              const WellKnownLabels* allow);
   bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
-                      Reqs* merged);
+                      Requirements* merged);
   Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                    bool relax_min, Candidate* out, std::string* err);
-  Fail FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
+  Fail FilterTypes(const Claim& claim, const PodClass& cls, Requirements& reqs,
                    bool relax_min, Candidate* out, std::string* err);
   // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
   // counts the pod itself when the group selects it, anti-affinity does not.
@@ -369,14 +371,14 @@ class Round {
   // The shared slots view `v` of `cls` checks (its hostname spread and
   // anti-affinity groups, and the inverse ones that select it).
   const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
-  const TypeSet& KeyCompat(const Req& r);
-  TypeSet OfferCompat(int pool, const Reqs& reqs);
+  const TypeSet& KeyCompat(const Requirement& r);
+  TypeSet OfferCompat(int pool, const Requirements& reqs);
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
                    bool is_new);
   void Reposition(int ci, bool is_new);
   void SortClaimOrder();
   const TypeSet& LimitOk(int pool);
-  bool MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax,
+  bool MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
                    std::string* err, bool* relaxed = nullptr) const;
 
   // Rendering.
@@ -387,7 +389,7 @@ class Round {
   const v1::ScheduleRequest& req_;
   Options opt_;
   Interner in_;
-  WellKnown wk_;
+  const WellKnownLabels& wk_;
   ResourceDims dims_;
   const Keys& k_;
   size_t n_;
@@ -443,17 +445,17 @@ class Round {
   std::vector<int> order_pos_;
   bool order_dirty_ = false;
   // Scratch of Add, kept to reuse capacity.
-  std::vector<Id> memo_keys_;
-  std::vector<const Req*> memo_reqs_, memo_probe_;
+  std::vector<LabelKeyId> memo_keys_;
+  std::vector<const Requirement*> memo_reqs_, memo_probe_;
   std::vector<char> memo_ok_;
   std::vector<int> gather_;
   // Distinct zone requirements of NodeClaims (Claim::zone_sig; entry 0: no
   // zone requirement) and, during one Add, the topology verdict of each.
-  std::vector<Req> zone_sigs_ = std::vector<Req>(1);
+  std::vector<Requirement> zone_sigs_ = std::vector<Requirement>(1);
   std::vector<int> zone_sig_of_;  // per NodeClaim (compact for the walk)
   std::vector<char> zone_verdict_;
-  int ZoneSig(const Reqs& reqs) {
-    const Req* z = reqs.Get(k_.zone);
+  int ZoneSig(const Requirements& reqs) {
+    const Requirement* z = reqs.Find(k_.zone);
     if (z == nullptr) return 0;
     for (size_t i = 1; i < zone_sigs_.size(); ++i)
       if (zone_sigs_[i] == *z) return static_cast<int>(i);
@@ -474,7 +476,8 @@ class Round {
   std::vector<int> inverse_groups_;
   std::optional<KnownNamespaces> namespaces_;
   // key -> (domain -> pools producing it; empty vector: untainted)
-  absl::flat_hash_map<Id, std::vector<std::pair<Id, std::vector<int>>>>
+  absl::flat_hash_map<LabelKeyId,
+                      std::vector<std::pair<LabelValueId, std::vector<int>>>>
       universe_;
 
   absl::flat_hash_map<std::string, TypeSet> key_compat_;
@@ -492,16 +495,16 @@ class Round {
     std::vector<uint64_t> ct_mask;
     bool ct_exact = true;
   };
-  std::vector<Id> ct_ids_;
+  std::vector<LabelValue> ct_ids_;
   absl::flat_hash_map<std::string, PriceEntry> price_cache_;
   std::string sig_;
 
   // Reservations: id -> (capacity, holders).
   struct Reservation {
     int32_t capacity = std::numeric_limits<int32_t>::max();
-    std::set<Id> holders;
+    std::set<LabelValueId> holders;
   };
-  absl::flat_hash_map<Id, Reservation> reservations_;
+  absl::flat_hash_map<LabelValueId, Reservation> reservations_;
 
   std::vector<std::string> errors_;
   std::vector<int> name_order_;
@@ -518,7 +521,7 @@ class Round {
   int placeholder_ = 0;
   // Resource dimensions in which instance types' allocatable differ.
   std::vector<int> varying_dims_;
-  Id trial_host_ = kNoId;
+  LabelValue trial_host_;
   int nodes_dim_ = -1;
 };
 

@@ -19,24 +19,24 @@ namespace nodeplan::scheduling {
 
 bool Round::AddTopology(const PodClass& cls, const View& v,
                         const std::vector<v1::Taint>& taints,
-                        const Reqs& node_reqs, const WellKnown* allow,
-                        Reqs* out, std::string* err, const Reqs* extra) {
+                        const Requirements& node_reqs,
+                        const WellKnownLabels* allow, Requirements* out,
+                        std::string* err, const Requirements* extra) {
   auto one = [&](int gi) {
     const TopologyGroup& g = groups_[gi];
-    Req exists;
-    exists.key = g.key;
-    const Req* pd = v.strict.Get(g.key);
-    const Req* nd = node_reqs.Get(g.key);
-    Req merged;
+    const Requirement exists = Requirement::Exists(g.key);
+    const Requirement* pd = v.strict.Find(g.key);
+    const Requirement* nd = node_reqs.Find(g.key);
+    Requirement merged;
     if (extra != nullptr) {
-      if (const Req* e = extra->Get(g.key)) {
-        merged = nd ? Intersect(*nd, *e, in_) : *e;
+      if (const Requirement* e = extra->Find(g.key)) {
+        merged = nd ? nd->Intersection(*e) : *e;
         nd = &merged;
       }
     }
-    Req d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists,
-                   in_);
-    if (!d.complement && d.values.empty()) {
+    Requirement d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists,
+                           nd ? *nd : exists, in_);
+    if (!d.complement() && d.values().empty()) {
       // Failures that stay failures as NodeClaims fill up (counts only
       // grow, a NodeClaim's hostname never changes): anti-affinity, and
       // hostname spread on a single-hostname node (its count is past the
@@ -44,17 +44,17 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
       last_group_anti_ =
           g.type == GroupType::kAntiAffinity ||
           (g.type == GroupType::kSpread && g.key == k_.hostname &&
-           nd != nullptr && !nd->complement && nd->values.size() == 1);
+           nd != nullptr && !nd->complement() && nd->values().size() == 1);
       // On a single hostname these failures hold for every pod class that
       // owns the group (the same self-selection for spread), whatever its
       // own requirements: record them for the group, not just this view.
       if (g.key == k_.hostname && g.type != GroupType::kAffinity &&
-          nd != nullptr && !nd->complement && nd->values.size() == 1)
+          nd != nullptr && !nd->complement() && nd->values().size() == 1)
         last_shared_dead_ = SharedDeadSlot(gi, cls);
       if (err) *err = g.Describe(in_, pd ? *pd : exists, nd ? *nd : exists);
       return false;
     }
-    out->Add(d, in_);
+    out->Add(d);
     return true;
   };
   for (int gi : v.groups)
@@ -70,24 +70,24 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
 }
 
 void Round::Record(const PodClass& cls, const View& v,
-                   const std::vector<v1::Taint>& taints, const Reqs& reqs,
-                   const WellKnown* allow) {
+                   const std::vector<v1::Taint>& taints,
+                   const Requirements& reqs, const WellKnownLabels* allow) {
   for (auto& g : groups_) {
     if (g.inverse) continue;
     if (!g.Selects(cls.ns_id, cls.labels)) continue;
-    if (!g.filter.Matches(taints, reqs, allow, in_)) continue;
-    const Req* d = reqs.Get(g.key);
-    if (d == nullptr || d->complement) continue;
+    if (!g.filter.Matches(taints, reqs, allow)) continue;
+    const Requirement* d = reqs.Find(g.key);
+    if (d == nullptr || d->complement()) continue;
     if (g.type == GroupType::kAntiAffinity) {
-      for (Id x : d->values) g.RecordDomain(x);
-    } else if (d->values.size() == 1) {
-      g.RecordDomain(d->values[0]);
+      for (const LabelValue& x : d->values()) g.RecordDomain(x.id);
+    } else if (d->values().size() == 1) {
+      g.RecordDomain(d->values()[0].id);
     }
   }
   for (int gi : v.inverse) {
-    const Req* d = reqs.Get(groups_[gi].key);
-    if (d == nullptr || d->complement) continue;
-    for (Id x : d->values) groups_[gi].RecordDomain(x);
+    const Requirement* d = reqs.Find(groups_[gi].key);
+    if (d == nullptr || d->complement()) continue;
+    for (const LabelValue& x : d->values()) groups_[gi].RecordDomain(x.id);
   }
 }
 
@@ -108,60 +108,63 @@ const std::vector<int>& Round::SharedSlots(const PodClass& cls, const View& v) {
 }
 
 bool Round::CanAddExisting(Existing& e, const PodClass& cls, const View& v,
-                           Reqs* merged) {
+                           Requirements* merged) {
   const ExistingNode& n = *e.node;
   if (!Tolerates(n.taints, v.tols, nullptr)) return false;
   if (!cls.ports.empty() && PortsConflict(e.ports, cls.ports)) return false;
   if (!Fits(cls.requests, e.remaining)) return false;
   if (!Compatible(n.reqs, v.reqs, nullptr, in_, nullptr)) return false;
   *merged = n.reqs;
-  merged->AddAll(v.reqs, in_);
+  merged->Add(v.reqs);
   if (!cls.volume_alts.empty()) {
     bool any = false;
-    for (const Reqs& alt : cls.volume_alts)
+    for (const Requirements& alt : cls.volume_alts)
       if (Compatible(n.reqs, alt, nullptr, in_, nullptr)) {
         any = true;
         break;
       }
     if (!any) return false;
   }
-  Reqs topo;
+  Requirements topo;
   std::string err;
   if (!AddTopology(cls, v, n.taints, *merged, nullptr, &topo, &err))
     return false;
   if (!Compatible(*merged, topo, nullptr, in_, nullptr)) return false;
-  merged->AddAll(topo, in_);
+  merged->Add(topo);
   return true;
 }
 
-const TypeSet& Round::KeyCompat(const Req& r) {
+const TypeSet& Round::KeyCompat(const Requirement& r) {
   sig_.clear();
-  absl::StrAppend(&sig_, r.key, r.complement ? "c" : "i", "|");
-  for (Id v : r.values) absl::StrAppend(&sig_, v, ",");
-  if (r.has_gte) absl::StrAppend(&sig_, "g", r.gte);
-  if (r.has_lte) absl::StrAppend(&sig_, "l", r.lte);
+  absl::StrAppend(&sig_, r.key(), r.complement() ? "c" : "i", "|");
+  for (const LabelValue& v : r.values()) absl::StrAppend(&sig_, v.id, ",");
+  if (r.gte()) absl::StrAppend(&sig_, "g", *r.gte());
+  if (r.lte()) absl::StrAppend(&sig_, "l", *r.lte());
   auto it = key_compat_.find(sig_);
   if (it != key_compat_.end()) return it->second;
   TypeSet b(n_);
-  Op incoming = OperatorOf(r);
-  bool neg_in = incoming == Op::kNotIn || incoming == Op::kDoesNotExist;
+  const SelectorOperator incoming = r.Operator();
+  const bool neg_in = incoming == SelectorOperator::kNotIn ||
+                      incoming == SelectorOperator::kDoesNotExist;
   for (size_t i = 0; i < n_; ++i) {
-    const Req* t = c_.types[i].reqs.Get(r.key);
-    if (t == nullptr || HasIntersection(*t, r, in_)) {
+    const Requirement* t = c_.types[i].reqs.Find(r.key());
+    if (t == nullptr || t->HasIntersection(r)) {
       b.Set(i);
       continue;
     }
-    Op o = OperatorOf(*t);
-    if (neg_in && (o == Op::kNotIn || o == Op::kDoesNotExist)) b.Set(i);
+    const SelectorOperator o = t->Operator();
+    if (neg_in &&
+        (o == SelectorOperator::kNotIn || o == SelectorOperator::kDoesNotExist))
+      b.Set(i);
   }
   return key_compat_.emplace(sig_, std::move(b)).first->second;
 }
 
-TypeSet Round::OfferCompat(int pool, const Reqs& reqs) {
+TypeSet Round::OfferCompat(int pool, const Requirements& reqs) {
   std::string sig = absl::StrCat(pool, "|");
-  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
-    const Req* r = reqs.Get(key);
-    if (r) absl::StrAppend(&sig, ReqString(*r, in_));
+  for (LabelKeyId key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
+    const Requirement* r = reqs.Find(key);
+    if (r) absl::StrAppend(&sig, r->String(in_));
     absl::StrAppend(&sig, "|");
   }
   auto it = offer_compat_.find(sig);
@@ -172,7 +175,7 @@ TypeSet Round::OfferCompat(int pool, const Reqs& reqs) {
     uint64_t mask = p.offering_mask[i];
     for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j)
       if ((mask >> j & 1) &&
-          OfferingCompatible(c_.types[i].offerings[j], reqs, k_, in_)) {
+          OfferingCompatible(c_.types[i].offerings[j], reqs, k_)) {
         b.Set(i);
         return;
       }
@@ -180,21 +183,22 @@ TypeSet Round::OfferCompat(int pool, const Reqs& reqs) {
   return offer_compat_.emplace(sig, std::move(b)).first->second;
 }
 
-bool Round::MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax,
+bool Round::MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
                         std::string* err, bool* relaxed) const {
-  std::vector<std::pair<Id, int32_t>> floors;
-  for (const Req& r : reqs.items())
-    if (r.min_values > 0) floors.emplace_back(r.key, r.min_values);
+  std::vector<std::pair<LabelKeyId, int32_t>> floors;
+  for (const Requirement& r : reqs)
+    if (r.min_values().value_or(0) > 0)
+      floors.emplace_back(r.key(), *r.min_values());
   if (floors.empty()) return true;
-  std::vector<std::set<Id>> seen(floors.size());
+  std::vector<std::set<LabelValueId>> seen(floors.size());
   bool done = false;
   types.ForEach([&](size_t i) {
     if (done) return;
     bool all = true;
     for (size_t f = 0; f < floors.size(); ++f) {
-      const Req* t = c_.types[i].reqs.Get(floors[f].first);
-      if (t && !t->complement)
-        seen[f].insert(t->values.begin(), t->values.end());
+      const Requirement* t = c_.types[i].reqs.Find(floors[f].first);
+      if (t && !t->complement())
+        for (const LabelValue& v : t->values()) seen[f].insert(v.id);
       if (static_cast<int32_t>(seen[f].size()) < floors[f].second) all = false;
     }
     if (all) done = true;
@@ -204,9 +208,14 @@ bool Round::MinValuesOk(const TypeSet& types, Reqs& reqs, bool relax,
   for (size_t f = 0; f < floors.size(); ++f) {
     int32_t got = static_cast<int32_t>(seen[f].size());
     if (got >= floors[f].second) continue;
-    short_keys.push_back(in_.Str(floors[f].first));
+    short_keys.emplace_back(in_.KeyText(floors[f].first));
     if (relax) {
-      reqs.GetMutable(floors[f].first)->min_values = got;
+      // Lowered to what the types reach (none below one).
+      Requirement lowered = *reqs.Find(floors[f].first);
+      lowered.set_min_values(got > 0 ? std::optional<int32_t>(got)
+                                     : std::nullopt);
+      reqs.Remove(floors[f].first);
+      reqs.Add(lowered);
       if (relaxed) *relaxed = true;
     }
   }
@@ -239,18 +248,19 @@ const TypeSet& Round::LimitOk(int pool) {
   return ps.limit_ok;
 }
 
-Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
-                        bool relax_min, Candidate* out, std::string* err) {
+Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
+                        Requirements& reqs, bool relax_min, Candidate* out,
+                        std::string* err) {
   const PoolState& ps = pools_[claim.pool];
   TypeSet req_ok = claim.options;
   bool offer_changed = false;
-  for (const Req& r : reqs.items()) {
-    const Req* old = claim.reqs.Get(r.key);
+  for (const Requirement& r : reqs) {
+    const Requirement* old = claim.reqs.Find(r.key());
     if (old != nullptr && *old == r) continue;
-    if (r.key == k_.zone || r.key == k_.capacity_type ||
-        r.key == k_.reservation_id)
+    if (r.key() == k_.zone || r.key() == k_.capacity_type ||
+        r.key() == k_.reservation_id)
       offer_changed = true;
-    if (r.key == k_.hostname) continue;
+    if (r.key() == k_.hostname) continue;
     req_ok.AndWith(KeyCompat(r));
   }
   TypeSet offer_ok =
@@ -305,8 +315,7 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls, Reqs& reqs,
     rs = a == b ? a : absl::StrCat("min=", a, ", max=", b);
   }
   std::string tail =
-      absl::StrCat(", requirements=", ReqsString(reqs, in_, k_.hostname),
-                   ", resources=", rs);
+      absl::StrCat(", requirements=", reqs.String(in_), ", resources=", rs);
   if (min_failed) {
     *err = min_err + tail;
     return Fail::kOther;
@@ -381,30 +390,30 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   }
   // Topology first, on the requirements as they would merge, before paying
   // for the copy: most NodeClaims a pod cannot join fail here.
-  Reqs early_topo;
+  Requirements early_topo;
   const bool early = cls.volume_alts.empty();
   if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
                             err, &v.reqs)) {
     last_monotone_ = last_group_anti_;
     return Fail::kOther;
   }
-  Reqs base = claim.reqs;
-  base.AddAll(v.reqs, in_);
-  static const std::vector<Reqs> kNone = {Reqs()};
-  const std::vector<Reqs>& alts =
+  Requirements base = claim.reqs;
+  base.Add(v.reqs);
+  static const std::vector<Requirements> kNone = {Requirements()};
+  const std::vector<Requirements>& alts =
       cls.volume_alts.empty() ? kNone : cls.volume_alts;
   Fail last = Fail::kOther;
-  for (const Reqs& alt : alts) {
-    Reqs reqs = alts.size() == 1 ? std::move(base) : base;
+  for (const Requirements& alt : alts) {
+    Requirements reqs = alts.size() == 1 ? std::move(base) : base;
     if (!alt.empty()) {
       if (!Compatible(reqs, alt, &wk_, in_, err)) {
         if (err)
           *err = absl::StrCat("incompatible volume requirements, ", *err);
         continue;
       }
-      reqs.AddAll(alt, in_);
+      reqs.Add(alt);
     }
-    Reqs topo;
+    Requirements topo;
     if (early) {
       topo = std::move(early_topo);
     } else if (!AddTopology(cls, v, pool.taints, reqs, &wk_, &topo, err)) {
@@ -412,7 +421,7 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
       continue;
     }
     if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
-    reqs.AddAll(topo, in_);
+    reqs.Add(topo);
     Candidate cand;
     last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
     if (last != Fail::kNone) {
@@ -432,10 +441,10 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
             if (o.capacity_type != k_.v_reserved ||
                 !(p.offering_mask[i] >> j & 1))
               continue;
-            if (!OfferingCompatible(o, reqs, k_, in_)) continue;
+            if (!OfferingCompatible(o, reqs, k_)) continue;
             compatible_reserved = true;
-            const Reservation& r = reservations_[o.reservation];
-            bool held = r.holders.count(claim.hostname) > 0;
+            const Reservation& r = reservations_[o.reservation.id];
+            bool held = r.holders.count(claim.hostname.id) > 0;
             if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
               cand.reserve.emplace_back(static_cast<int>(i),
                                         static_cast<int>(j));
@@ -540,7 +549,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   zone_sig_of_[ci] = ZoneSig(claim.reqs);
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
-    if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname);
+    if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname.id);
   // No undefined-well-known allowance for spread node filters: Karpenter's
   // NodeClaim.Add passes AllowUndefinedWellKnownLabels to Record, but
   // TopologyNodeFilter.Matches drops it, so a pod counts only where the
@@ -548,15 +557,15 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   Record(cls, v, c_.pools[claim.pool].taints, claim.reqs, nullptr);
   claim.ports.insert(claim.ports.end(), cls.ports.begin(), cls.ports.end());
   // Reserve the new offerings, release the ones no longer held.
-  std::set<Id> keep;
+  std::set<LabelValueId> keep;
   for (auto [i, j] : cand.reserve) {
-    Id rid = c_.types[i].offerings[j].reservation;
+    LabelValueId rid = c_.types[i].offerings[j].reservation.id;
     keep.insert(rid);
-    reservations_[rid].holders.insert(claim.hostname);
+    reservations_[rid].holders.insert(claim.hostname.id);
   }
   for (auto [i, j] : claim.reserved) {
-    Id rid = c_.types[i].offerings[j].reservation;
-    if (!keep.count(rid)) reservations_[rid].holders.erase(claim.hostname);
+    LabelValueId rid = c_.types[i].offerings[j].reservation.id;
+    if (!keep.count(rid)) reservations_[rid].holders.erase(claim.hostname.id);
   }
   claim.reserved = std::move(cand.reserve);
   placed_claim_[pod] = ci;
@@ -567,7 +576,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
   const int ci = pending_[pod].cls;
   const View* v = GetView(ci, level);
   const PodClass& cls = classes_[ci].cls;
-  Reqs merged;
+  Requirements merged;
   const bool gated = opt_.gate != nullptr && !opt_.gate->nodes.empty() &&
                      opt_.gate->pods.contains(pending_[pod].key);
   for (size_t e = 0; e < existing_.size(); ++e) {
@@ -616,11 +625,11 @@ Fail Round::Add(int pod, int level, std::string* err) {
   // The common case, a zone: each NodeClaim carries the id of its zone
   // requirement (ZoneSig), so the verdict is one array lookup.
   bool zone_only = memo;
-  for (Id k : memo_keys_)
+  for (LabelKeyId k : memo_keys_)
     if (k != k_.zone) zone_only = false;
   zone_verdict_.assign(zone_sigs_.size(), 0);
   auto evaluate = [&](const Claim& claim) {
-    Reqs topo;
+    Requirements topo;
     return AddTopology(cls, *v, c_.pools[claim.pool].taints, claim.reqs, &wk_,
                        &topo, nullptr, &v->reqs);
   };
@@ -632,12 +641,12 @@ Fail Round::Add(int pod, int level, std::string* err) {
       return verdict == 2;
     }
     memo_probe_.clear();
-    for (Id k : memo_keys_) memo_probe_.push_back(claim.reqs.Get(k));
+    for (LabelKeyId k : memo_keys_) memo_probe_.push_back(claim.reqs.Find(k));
     for (size_t e = 0; e < memo_ok_.size(); ++e) {
       bool same = true;
       for (size_t j = 0; j < nk && same; ++j) {
-        const Req* a = memo_reqs_[e * nk + j];
-        const Req* b = memo_probe_[j];
+        const Requirement* a = memo_reqs_[e * nk + j];
+        const Requirement* b = memo_probe_[j];
         same = a == b || (a != nullptr && b != nullptr && *a == *b);
       }
       if (same) return !memo_ok_[e];
@@ -745,7 +754,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     trial.pool = static_cast<int>(p);
     trial.reqs = pool.reqs;
     trial.hostname = trial_host_;
-    trial.reqs.Add(InReq(k_.hostname, trial_host_), in_);
+    trial.reqs.Add(Requirement::In(k_.hostname, trial_host_));
     trial.options = std::move(cand_types);
     Candidate cand;
     std::string e;
@@ -760,14 +769,14 @@ Fail Round::Add(int pod, int level, std::string* err) {
       continue;
     }
     // Launch it: a real placeholder hostname replaces the trial one.
-    Id host = in_.Intern(
+    const LabelValue host = in_.InternValue(
         absl::StrFormat("hostname-placeholder-%04d", ++placeholder_));
     trial.hostname = host;
     trial.options = TypeSet(n_);
     trial.reqs.Remove(k_.hostname);
-    trial.reqs.Add(InReq(k_.hostname, host), in_);
+    trial.reqs.Add(Requirement::In(k_.hostname, host));
     cand.reqs.Remove(k_.hostname);
-    cand.reqs.Add(InReq(k_.hostname, host), in_);
+    cand.reqs.Add(Requirement::In(k_.hostname, host));
     int idx = static_cast<int>(claims_.size());
     claims_.push_back(std::move(trial));
     // Pessimistic limits: the largest option's capacity.

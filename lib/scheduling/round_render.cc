@@ -43,17 +43,15 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   Claim& claim = claims_[ci];
   const Pool& pool = c_.pools[claim.pool];
   const PoolState& ps = pools_[claim.pool];
-  Reqs reqs = claim.reqs;
+  Requirements reqs = claim.reqs;
   reqs.Remove(k_.hostname);
   if (!claim.reserved.empty()) {
     reqs.Remove(k_.capacity_type);
-    reqs.Add(InReq(k_.capacity_type, k_.v_reserved), in_);
-    std::vector<Id> ids;
+    reqs.Add(Requirement::In(k_.capacity_type, k_.v_reserved));
+    absl::InlinedVector<LabelValue, 4> ids;
     for (auto [i, j] : claim.reserved)
       ids.push_back(c_.types[i].offerings[j].reservation);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    reqs.Add(MakeReq(k_.reservation_id, "In", ids, in_), in_);
+    reqs.Add(Requirement::In(k_.reservation_id, ids));
   }
   // Minimum daemon overhead among groups that still have options.
   ResVec requests = claim.requests;
@@ -72,9 +70,9 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   requests += min_oh;
   // Options by cheapest compatible offering (ties: catalog order), truncated.
   std::string sig = absl::StrCat(claim.pool, "|");
-  for (Id key : {k_.zone, k_.capacity_type, k_.reservation_id})
-    if (const Req* r = reqs.Get(key))
-      absl::StrAppend(&sig, ReqString(*r, in_), "|");
+  for (LabelKeyId key : {k_.zone, k_.capacity_type, k_.reservation_id})
+    if (const Requirement* r = reqs.Find(key))
+      absl::StrAppend(&sig, r->String(in_), "|");
   auto [pit, fresh] = price_cache_.try_emplace(sig);
   if (fresh) {
     PriceEntry& e = pit->second;
@@ -85,10 +83,10 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
         if ((pool.offering_mask[i] >> j & 1) &&
-            OfferingCompatible(offs[j], reqs, k_, in_)) {
+            OfferingCompatible(offs[j], reqs, k_)) {
           e.offers[i] |= uint64_t{1} << j;
           e.price[i] = std::min(e.price[i], offs[j].price);
-          Id ct = offs[j].capacity_type;
+          const LabelValue& ct = offs[j].capacity_type;
           auto at = std::find(ct_ids_.begin(), ct_ids_.end(), ct);
           if (at == ct_ids_.end()) at = ct_ids_.insert(at, ct);
           const size_t bit = at - ct_ids_.begin();
@@ -118,7 +116,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     TypeSet ordered =
         kept;  // MinValuesOk walks in index order; fine for counting
     std::string e;
-    Reqs copy = reqs;
+    Requirements copy = reqs;
     if (!MinValuesOk(ordered, copy, false, &e)) {
       for (int p : claim.pods) failed->push_back(p);
       *fail_reason = absl::StrCat(
@@ -130,7 +128,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     }
   }
   // Instance types and the capacity types their offerings can launch.
-  std::vector<Id> cts;
+  absl::InlinedVector<LabelValue, 4> cts;
   if (pit->second.ct_exact) {
     uint64_t mask = 0;
     for (auto& [price, i] : opts) mask |= pit->second.ct_mask[i];
@@ -141,27 +139,23 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
       const auto& offs = c_.types[i].offerings;
       for (uint64_t m = offers[i]; m; m &= m - 1) {
         // A handful of distinct values among thousands of offerings.
-        Id ct = offs[__builtin_ctzll(m)].capacity_type;
+        const LabelValue& ct = offs[__builtin_ctzll(m)].capacity_type;
         if (std::find(cts.begin(), cts.end(), ct) == cts.end())
           cts.push_back(ct);
       }
     }
   }
   // Its values are rendered from `kept` (below), so they are not built here.
-  Req it_req;
-  it_req.key = k_.instance_type;
-  it_req.complement = false;
-  if (const Req* old = reqs.Get(k_.instance_type))
-    it_req.min_values = old->min_values;
+  Requirement it_req = Requirement::DoesNotExist(k_.instance_type);
+  if (const Requirement* old = reqs.Find(k_.instance_type))
+    it_req.set_min_values(old->min_values());
   reqs.Remove(k_.instance_type);
-  reqs.Add(it_req, in_);
-  std::sort(cts.begin(), cts.end());
-  cts.erase(std::unique(cts.begin(), cts.end()), cts.end());
-  Req ct_req = MakeReq(k_.capacity_type, "In", cts, in_);
-  if (const Req* old = reqs.Get(k_.capacity_type))
-    ct_req.min_values = old->min_values;
+  reqs.Add(it_req);
+  Requirement ct_req = Requirement::In(k_.capacity_type, cts);
+  if (const Requirement* old = reqs.Find(k_.capacity_type))
+    ct_req.set_min_values(old->min_values());
   reqs.Remove(k_.capacity_type);
-  reqs.Add(ct_req, in_);
+  reqs.Add(ct_req);
 
   // Launch: a held reserved offering first, else the cheapest compatible
   // available offering of a type the requests fit; ties keep catalog order.
@@ -217,23 +211,27 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   labels[labels::kNodePool] = pool.name;
   if (!pool.nodeclass_label_key.empty())
     labels[pool.nodeclass_label_key] = pool.nodeclass_name;
-  for (const Req& r : reqs.items()) {
-    const std::string& key = in_.Str(r.key);
-    if (wk_.Contains(r.key) || r.key == k_.hostname || r.key == k_.registered ||
-        r.key == k_.initialized || labels.contains(key))
+  for (const Requirement& r : reqs) {
+    const std::string key(in_.KeyText(r.key()));
+    if (wk_.Contains(r.key()) || r.key() == k_.hostname ||
+        r.key() == k_.registered || r.key() == k_.initialized ||
+        labels.contains(key))
       continue;
     if (absl::StrContains(key, "karpenter.sh/")) continue;
-    Op op = OperatorOf(r);
-    if (op == Op::kDoesNotExist) continue;
-    if (op == Op::kIn) {
-      std::vector<std::string> vals;
-      for (Id v : r.values) vals.push_back(in_.Str(v));
-      labels[key] = *std::min_element(vals.begin(), vals.end());
+    const SelectorOperator op = r.Operator();
+    if (op == SelectorOperator::kDoesNotExist) continue;
+    if (op == SelectorOperator::kIn) {
+      labels[key] = std::string(r.SortedValueTexts(in_).front());
     } else {
-      int64_t v = r.has_gte ? std::max<int64_t>(r.gte, 0) : 0;
-      while (Has(r, in_.Intern(absl::StrCat(v)), in_) == false &&
-             (!r.has_lte || v <= r.lte))
-        ++v;
+      // The smallest integer >= max(gte, 0) the requirement allows; a
+      // number not interned is in no value list.
+      int64_t v = std::max<int64_t>(r.gte().value_or(0), 0);
+      auto allows = [&](int64_t n) {
+        const std::string text = absl::StrCat(n);
+        return r.Has(
+            in_.FindValue(text).value_or(LabelValue{kNoId, true, true, n}));
+      };
+      while (!allows(v) && (!r.lte() || v <= *r.lte())) ++v;
       labels[key] = absl::StrCat(v);
     }
   }
@@ -256,12 +254,12 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   spec->set_expire_after(
       tmpl.spec().expire_after().empty() ? "720h" : tmpl.spec().expire_after());
   spec->set_termination_grace_period(tmpl.spec().termination_grace_period());
-  std::vector<std::pair<std::string, const Req*>> sorted_reqs;
-  for (const Req& r : reqs.items()) {
-    if (r.key == k_.hostname || r.key == k_.registered ||
-        r.key == k_.initialized)
+  std::vector<std::pair<std::string, const Requirement*>> sorted_reqs;
+  for (const Requirement& r : reqs) {
+    if (r.key() == k_.hostname || r.key() == k_.registered ||
+        r.key() == k_.initialized)
       continue;
-    sorted_reqs.emplace_back(in_.Str(r.key), &r);
+    sorted_reqs.emplace_back(in_.KeyText(r.key()), &r);
   }
   std::sort(sorted_reqs.begin(), sorted_reqs.end());
   if (name_order_.empty()) {
@@ -303,16 +301,15 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   };
   // Values go straight into the proto: the instance-type requirement alone
   // carries up to max_instance_types names per NodeClaim.
-  std::vector<const std::string*> vals;
   for (const auto& [key, r] : sorted_reqs) {
     auto start = [&, &key = key, r = r](const char* op) {
       auto* x = spec->add_requirements();
       x->set_key(key);
       x->set_operator_(op);
-      if (r->min_values > 0) x->set_min_values(r->min_values);
+      if (r->min_values().value_or(0) > 0) x->set_min_values(*r->min_values());
       return x;
     };
-    if (r->key == k_.instance_type) {
+    if (r->key() == k_.instance_type) {
       // Option names in byte order (name_order_), the kept ones only.
       if (opts.empty()) {
         start("DoesNotExist");
@@ -330,26 +327,23 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         if (kept.Test(i)) add_name(names, i);
       continue;
     }
-    if (r->has_gte) start("Gte")->add_values(absl::StrCat(r->gte));
-    if (r->has_lte) start("Lte")->add_values(absl::StrCat(r->lte));
-    Op op = OperatorOf(*r);
-    if (op == Op::kDoesNotExist) {
+    if (r->gte()) start("Gte")->add_values(absl::StrCat(*r->gte()));
+    if (r->lte()) start("Lte")->add_values(absl::StrCat(*r->lte()));
+    const SelectorOperator op = r->Operator();
+    if (op == SelectorOperator::kDoesNotExist) {
       start("DoesNotExist");
       continue;
     }
-    if (op == Op::kExists) {
-      if (!r->has_gte && !r->has_lte) start("Exists");
+    if (op == SelectorOperator::kExists) {
+      if (!r->gte() && !r->lte()) start("Exists");
       continue;
     }
-    auto* x = start(op == Op::kIn ? "In" : "NotIn");
+    auto* x = start(op == SelectorOperator::kIn ? "In" : "NotIn");
     auto* out_vals = x->mutable_values();
-    vals.clear();
-    for (Id v : r->values) vals.push_back(&in_.Str(v));
-    std::sort(
-        vals.begin(), vals.end(),
-        [](const std::string* a, const std::string* b) { return *a < *b; });
-    out_vals->Reserve(static_cast<int>(vals.size()));
-    for (const std::string* v : vals) out_vals->Add()->assign(*v);
+    const std::vector<absl::string_view> texts = r->SortedValueTexts(in_);
+    out_vals->Reserve(static_cast<int>(texts.size()));
+    for (absl::string_view v : texts)
+      out_vals->Add()->assign(v.data(), v.size());
   }
   auto& rq = *spec->mutable_resources()->mutable_requests();
   for (int d = 0; d < dims_.size(); ++d)
@@ -369,10 +363,11 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     const Offering& o = c_.types[best_t].offerings[best_o];
     auto* l = out->mutable_launch();
     l->set_instance_type(c_.types[best_t].name);
-    l->set_zone(in_.Str(o.zone));
-    l->set_capacity_type(in_.Str(o.capacity_type));
+    l->set_zone(std::string(in_.ValueText(o.zone.id)));
+    l->set_capacity_type(std::string(in_.ValueText(o.capacity_type.id)));
     l->set_price(o.price);
-    if (o.reservation != kNoId) l->set_reservation_id(in_.Str(o.reservation));
+    if (o.reservation.id != kNoId)
+      l->set_reservation_id(std::string(in_.ValueText(o.reservation.id)));
     auto& la = *out->mutable_launch_allocatable();
     for (int d = 0; d < dims_.size(); ++d)
       if (c_.types[best_t].allocatable[d] != 0)

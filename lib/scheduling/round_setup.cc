@@ -71,7 +71,7 @@ std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved) {
 }
 
 void Round::SetupCommon() {
-  trial_host_ = in_.Intern("hostname-placeholder-trial");
+  trial_host_ = in_.InternValue("hostname-placeholder-trial");
   nodes_dim_ = dims_.Find("nodes");
   for (int d = 0; d < dims_.size(); ++d)
     for (const auto& t : c_.types)
@@ -85,8 +85,8 @@ void Round::SetupCommon() {
   // Capacity per reservation: the smallest among offerings carrying it.
   for (const auto& t : c_.types)
     for (const auto& o : t.offerings)
-      if (o.reservation != kNoId) {
-        auto& r = reservations_[o.reservation];
+      if (o.reservation.id != kNoId) {
+        auto& r = reservations_[o.reservation.id];
         r.capacity = std::min(r.capacity, o.reservation_capacity);
       }
 }
@@ -282,7 +282,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   const absl::string_view ns = NamespaceOf(p.metadata());
   if (!moved && !p.spec().node_name().empty()) {
     if (!IsTerminal(p))
-      bound_.push_back({&p, in_.Intern(ns),
+      bound_.push_back({&p, in_.InternValue(ns).id,
                         CompileLabels(p.metadata().labels(), in_), -1,
                         !p.metadata().deletion_timestamp().empty()});
     ++ignored_;
@@ -319,7 +319,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
 absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
                                  const std::string& path) {
   const v1::PodSpec& spec = pod.spec();
-  cls.ns_id = in_.Intern(cls.ns);
+  cls.ns_id = in_.InternValue(cls.ns).id;
   cls.labels = CompileLabels(pod.metadata().labels(), in_);
   auto rq = PodRequests(spec, dims_, path + ".spec");
   if (!rq.ok()) return rq.status();
@@ -333,16 +333,14 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    cls.node_selector.Add(
-        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
-              in_.Intern(value)),
-        in_);
+    cls.node_selector.Add(Requirement::In(
+        in_.InternKey(labels::NormalizeLabelKey(key)), in_.InternValue(value)));
   auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
-    Reqs r;
+    Requirements r;
     for (const auto& e : t.match_expressions()) {
-      Req q = NodeSelectorReq(in_, e);
-      q.min_values = 0;
-      r.Add(q, in_);
+      Requirement q = NodeSelectorReq(in_, e);
+      q.set_min_values(std::nullopt);
+      r.Add(q);
     }
     return r;
   };
@@ -386,7 +384,7 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
 }
 
 absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
-  std::vector<std::vector<Reqs>> per_volume;
+  std::vector<std::vector<Requirements>> per_volume;
   for (const auto& vol : pod.spec().volumes()) {
     std::string claim;
     if (!vol.persistent_volume_claim().claim_name().empty()) {
@@ -409,7 +407,7 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
           absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
       return absl::OkStatus();
     }
-    std::vector<Reqs> alts;
+    std::vector<Requirements> alts;
     if (!pvc->spec().volume_name().empty()) {
       const v1::PersistentVolume* pv = nullptr;
       for (const auto& x : req_.persistent_volumes())
@@ -421,10 +419,10 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
       }
       for (const auto& t :
            pv->spec().node_affinity().required().node_selector_terms()) {
-        Reqs r;
+        Requirements r;
         for (const auto& e : t.match_expressions()) {
           if (e.key() == labels::kHostname) continue;
-          r.Add(NodeSelectorReq(in_, e), in_);
+          r.Add(NodeSelectorReq(in_, e));
         }
         alts.push_back(std::move(r));
       }
@@ -439,11 +437,11 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
         return absl::OkStatus();
       }
       for (const auto& t : sc->allowed_topologies()) {
-        Reqs r;
+        Requirements r;
         for (const auto& e : t.match_label_expressions()) {
-          std::vector<Id> vals;
-          for (const auto& v : e.values()) vals.push_back(in_.Intern(v));
-          r.Add(MakeReq(in_.Intern(e.key()), "In", vals, in_), in_);
+          absl::InlinedVector<LabelValue, 4> vals;
+          for (const auto& v : e.values()) vals.push_back(in_.InternValue(v));
+          r.Add(Requirement::In(in_.InternKey(e.key()), vals));
         }
         alts.push_back(std::move(r));
       }
@@ -451,18 +449,18 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
     if (!alts.empty()) per_volume.push_back(std::move(alts));
   }
   // Pairwise combination keeping compatible combinations (all if none is).
-  std::vector<Reqs> combined;
+  std::vector<Requirements> combined;
   for (auto& alts : per_volume) {
     if (combined.empty()) {
       combined = alts;
       continue;
     }
-    std::vector<Reqs> ok, all;
-    for (const Reqs& a : combined)
-      for (const Reqs& b : alts) {
-        Reqs m = a;
+    std::vector<Requirements> ok, all;
+    for (const Requirements& a : combined)
+      for (const Requirements& b : alts) {
+        Requirements m = a;
         bool compatible = Compatible(a, b, &wk_, in_, nullptr);
-        m.AddAll(b, in_);
+        m.Add(b);
         (compatible ? ok : all).push_back(m);
       }
     if (ok.empty()) {
@@ -493,18 +491,15 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
       spec.node_selector().begin(), spec.node_selector().end());
   std::sort(sel.begin(), sel.end());
   for (const auto& [key, value] : sel)
-    d.node_selector.Add(
-        InReq(in_.Intern(std::string(labels::NormalizeLabelKey(key))),
-              in_.Intern(value)),
-        in_);
+    d.node_selector.Add(Requirement::In(
+        in_.InternKey(labels::NormalizeLabelKey(key)), in_.InternValue(value)));
   for (const auto& t :
        spec.affinity()
            .node_affinity()
            .required_during_scheduling_ignored_during_execution()
            .node_selector_terms()) {
-    Reqs r;
-    for (const auto& e : t.match_expressions())
-      r.Add(NodeSelectorReq(in_, e), in_);
+    Requirements r;
+    for (const auto& e : t.match_expressions()) r.Add(NodeSelectorReq(in_, e));
     d.terms.push_back(std::move(r));
   }
   d.ports = CompileHostPorts(spec);
@@ -607,7 +602,7 @@ absl::Status Round::CompileExisting() {
   bool daemons_tolerate_pns = false;
   for (const Pool& pool : c_.pools) {
     if (pool.types.None()) continue;
-    Reqs r = pool.reqs;
+    Requirements r = pool.reqs;
     if (!pool.reqs.HasMinValues() || opt_.best_effort_min_values ||
         MinValuesOk(pool.types, r, false, nullptr))
       daemons_tolerate_pns = true;
@@ -626,8 +621,8 @@ absl::Status Round::CompileExisting() {
       if (std::find(present.begin(), present.end(), d.name) != present.end())
         continue;
       if (!Tolerates(e.taints, daemon_tols[di], nullptr)) continue;
-      Reqs strict = d.node_selector;
-      if (!d.terms.empty()) strict.AddAll(d.terms[0], in_);
+      Requirements strict = d.node_selector;
+      if (!d.terms.empty()) strict.Add(d.terms[0]);
       if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;
       oh += d.requests;
     }
@@ -667,12 +662,12 @@ absl::Status Round::CompileExisting() {
                                                         labels.end());
     std::sort(ls.begin(), ls.end());
     for (const auto& [key, value] : ls)
-      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
+      e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
     std::string host = labels.contains(labels::kHostname)
                            ? labels.at(labels::kHostname)
                            : e.name;
-    e.hostname = in_.Intern(host);
-    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+    e.hostname = in_.InternValue(host);
+    e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
     auto alloc = dims_.ParseList(node.status().allocatable(),
                                  path + ".status.allocatable");
     if (!alloc.ok()) return alloc.status();
@@ -749,9 +744,9 @@ absl::Status Round::CompileExisting() {
           !labels.contains(r.key()))
         labels[r.key()] = r.values(0);
     for (const auto& [key, value] : labels)
-      e.reqs.Add(InReq(in_.Intern(key), in_.Intern(value)), in_);
-    e.hostname = in_.Intern(e.name);
-    e.reqs.Add(InReq(k_.hostname, e.hostname), in_);
+      e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
+    e.hostname = in_.InternValue(e.name);
+    e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
     ResVec capacity;
     bool sized = true;
     if (!nc.status().allocatable().empty()) {
@@ -805,7 +800,7 @@ void Round::CompilePoolStates() {
     // Template-level overhead (for messages) and per-type daemon groups.
     std::vector<std::vector<bool>> tolerated(daemons_.size());
     std::vector<bool> daemon_ok(daemons_.size(), false);
-    std::vector<std::vector<Reqs>> strict_alts(daemons_.size());
+    std::vector<std::vector<Requirements>> strict_alts(daemons_.size());
     for (size_t d = 0; d < daemons_.size(); ++d) {
       const DaemonPod& dp = daemons_[d];
       std::vector<Toleration> tols = dp.tols;
@@ -814,8 +809,8 @@ void Round::CompilePoolStates() {
       // Required terms are dropped one at a time (first term first).
       size_t nterms = std::max<size_t>(1, dp.terms.size());
       for (size_t t = 0; t < nterms; ++t) {
-        Reqs strict = dp.node_selector;
-        if (!dp.terms.empty()) strict.AddAll(dp.terms[t], in_);
+        Requirements strict = dp.node_selector;
+        if (!dp.terms.empty()) strict.Add(dp.terms[t]);
         if (Compatible(pool.reqs, strict, &wk_, in_, nullptr))
           strict_alts[d].push_back(std::move(strict));
       }
@@ -829,7 +824,7 @@ void Round::CompilePoolStates() {
       std::vector<bool> mask(daemons_.size(), false);
       for (size_t d = 0; d < daemons_.size(); ++d) {
         if (!daemon_ok[d]) continue;
-        for (const Reqs& s : strict_alts[d])
+        for (const Requirements& s : strict_alts[d])
           if (Intersects(c_.types[i].reqs, s, in_, nullptr)) {
             mask[d] = true;
             break;
@@ -872,7 +867,7 @@ void Round::CompilePoolStates() {
     if (pool.types.None()) {
       ps.dropped = true;
     } else if (pool.reqs.HasMinValues() && !opt_.best_effort_min_values) {
-      Reqs r = pool.reqs;
+      Requirements r = pool.reqs;
       if (!MinValuesOk(pool.types, r, false, nullptr)) ps.dropped = true;
     }
   }
@@ -886,8 +881,9 @@ void Round::BuildDomainUniverse() {
   // every value of every resulting requirement is a domain (a NotIn's
   // excluded values too: Requirement.Values lists them). Then every value of
   // the template's own In requirements. (benchmarks/karpenter, class B.)
-  absl::flat_hash_map<Id, absl::flat_hash_map<Id, size_t>> index;
-  auto insert = [&](Id key, Id domain, int pool) {
+  absl::flat_hash_map<LabelKeyId, absl::flat_hash_map<LabelValueId, size_t>>
+      index;
+  auto insert = [&](LabelKeyId key, LabelValueId domain, int pool) {
     auto& list = universe_[key];
     auto [it, inserted] = index[key].emplace(domain, list.size());
     if (inserted) list.emplace_back(domain, std::vector<int>{});
@@ -901,23 +897,25 @@ void Round::BuildDomainUniverse() {
       const InstanceType& type = c_.types[i];
       // The type's zones and capacity types are those of its available
       // offerings in the NodeClass zones.
-      std::vector<Id> zones, cts;
+      absl::InlinedVector<LabelValue, 8> zones, cts;
       for (size_t j = 0; j < type.offerings.size() && j < 64; ++j)
         if (pool.catalog_offering_mask[i] >> j & 1) {
           zones.push_back(type.offerings[j].zone);
           cts.push_back(type.offerings[j].capacity_type);
         }
-      Reqs r = pool.template_reqs;
-      for (const Req& q : type.reqs.items())
-        if (q.key != k_.zone && q.key != k_.capacity_type) r.Add(q, in_);
-      r.Add(MakeReq(k_.zone, "In", zones, in_), in_);
-      r.Add(MakeReq(k_.capacity_type, "In", cts, in_), in_);
-      for (const Req& q : r.items())
-        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+      Requirements r = pool.template_reqs;
+      for (const Requirement& q : type.reqs)
+        if (q.key() != k_.zone && q.key() != k_.capacity_type) r.Add(q);
+      r.Add(Requirement::In(k_.zone, zones));
+      r.Add(Requirement::In(k_.capacity_type, cts));
+      for (const Requirement& q : r)
+        for (const LabelValue& v : q.values())
+          insert(q.key(), v.id, static_cast<int>(p));
     });
-    for (const Req& q : pool.template_reqs.items())
-      if (!q.complement)
-        for (Id v : q.values) insert(q.key, v, static_cast<int>(p));
+    for (const Requirement& q : pool.template_reqs)
+      if (!q.complement())
+        for (const LabelValue& v : q.values())
+          insert(q.key(), v.id, static_cast<int>(p));
   }
 }
 
@@ -935,8 +933,8 @@ void Round::BuildInverseFromBound() {
     for (const auto& t : terms) {
       int g = GroupFor(GroupType::kAntiAffinity, t.topology_key(), b.ns, &t,
                        nullptr, tmp, true);
-      const Id key = in_.Find(t.topology_key());
-      if (Id d = NodeDomain(b.node, key, false); d != kNoId)
+      const LabelKeyId key = in_.FindKey(t.topology_key());
+      if (LabelValueId d = NodeDomain(b.node, key, false); d != kNoId)
         groups_[g].RecordDomain(d);
     }
   };

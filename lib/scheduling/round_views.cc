@@ -76,11 +76,11 @@ const View* Round::GetView(int ci, int level) {
   auto v = std::make_unique<View>();
   v->strict = cls.node_selector;
   if (static_cast<int>(cls.required_terms.size()) > s.req_dropped)
-    v->strict.AddAll(cls.required_terms[s.req_dropped], in_);
+    v->strict.Add(cls.required_terms[s.req_dropped]);
   v->reqs = v->strict;
   if (!opt_.ignore_preferences &&
       static_cast<int>(cls.preferred_node.size()) > s.node_dropped)
-    v->reqs.AddAll(cls.preferred_node[s.node_dropped].second, in_);
+    v->reqs.Add(cls.preferred_node[s.node_dropped].second);
   v->tols = cls.tolerations;
   if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
   // Topology groups the pod owns at this relaxation level.
@@ -175,14 +175,14 @@ const std::vector<int>& Round::SpreadGroups(
   return so.groups;
 }
 
-int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
-                    const v1::PodAffinityTerm* term,
+int Round::GroupFor(GroupType type, const std::string& key_text,
+                    LabelValueId ns_default, const v1::PodAffinityTerm* term,
                     const v1::TopologySpreadConstraint* tsc,
                     const PodClass& cls, bool inverse, size_t first_term,
                     const std::vector<Toleration>* tols) {
   TopologyGroup g;
   g.type = type;
-  g.key = in_.Intern(key_text);
+  g.key = in_.InternKey(key_text);
   g.inverse = inverse;
   v1::LabelSelector selector_copy;
   const v1::LabelSelector* selector = nullptr;
@@ -219,16 +219,16 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
       g.filter.alternatives.push_back(cls.node_selector);
     } else {
       for (size_t i = first_term; i < cls.required_terms.size(); ++i) {
-        Reqs r = cls.node_selector;
-        r.AddAll(cls.required_terms[i], in_);
+        Requirements r = cls.node_selector;
+        r.Add(cls.required_terms[i]);
         g.filter.alternatives.push_back(std::move(r));
       }
     }
     absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints,
                     g.filter.honor_affinity, "|");
     if (tols == nullptr) {
-      for (const Reqs& r : g.filter.alternatives)
-        absl::StrAppend(&sig, ReqsString(r, in_, kNoId), ";");
+      for (const Requirements& r : g.filter.alternatives)
+        absl::StrAppend(&sig, r.String(in_), ";");
       if (g.filter.honor_taints)
         for (const auto& t : cls.tolerations)
           absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
@@ -246,9 +246,9 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
       // created. (benchmarks/karpenter cases random-30, random-172,
       // random-593, random-710, random-757, random-861.)
       std::vector<std::string> key_sets, tol_set;
-      for (const Reqs& r : g.filter.alternatives) {
+      for (const Requirements& r : g.filter.alternatives) {
         std::vector<std::string> keys;
-        for (const Req& q : r.items()) keys.push_back(in_.Str(q.key));
+        for (const Requirement& q : r) keys.emplace_back(in_.KeyText(q.key()));
         std::sort(keys.begin(), keys.end());
         key_sets.push_back(absl::StrJoin(keys, ","));
       }
@@ -265,10 +265,11 @@ int Round::GroupFor(GroupType type, const std::string& key_text, Id ns_default,
       selector = &selector_copy;
     }
     for (const auto& x : Namespaces().Select(*term, cls.ns, in_))
-      g.namespaces.push_back(in_.Intern(x));
+      g.namespaces.push_back(in_.InternValue(x).id);
   }
   std::sort(g.namespaces.begin(), g.namespaces.end());
-  for (Id x : g.namespaces) absl::StrAppend(&sig, in_.Str(x), ",");
+  for (LabelValueId x : g.namespaces)
+    absl::StrAppend(&sig, in_.ValueText(x), ",");
   absl::StrAppend(&sig, "|", SelectorSignature(selector));
   auto it = group_index_.find(sig);
   if (it != group_index_.end()) return it->second;
@@ -313,7 +314,7 @@ const std::vector<TopologyNode>& Round::TopologyNodes() {
       TopologyNode& t = topology_nodes_[i];
       t.taints.assign(node.spec().taints().begin(), node.spec().taints().end());
       for (const auto& [k, v] : node.metadata().labels())
-        t.labels.Add(InReq(in_.Intern(k), in_.Intern(v)), in_);
+        t.labels.Add(Requirement::In(in_.InternKey(k), in_.InternValue(v)));
     }
   }
   return topology_nodes_;
@@ -322,19 +323,20 @@ const std::vector<TopologyNode>& Round::TopologyNodes() {
 namespace {
 
 // The value of label `key` in `labels` (a node's labels as requirements).
-Id LabelValue(const Reqs& labels, Id key) {
+LabelValueId SingleValue(const Requirements& labels, LabelKeyId key) {
   if (key == kNoId) return kNoId;
-  const Req* r = labels.Get(key);
-  return r == nullptr || r->complement || r->values.size() != 1 ? kNoId
-                                                                : r->values[0];
+  const Requirement* r = labels.Find(key);
+  return r == nullptr || r->complement() || r->values().size() != 1
+             ? kNoId
+             : r->values()[0].id;
 }
 
 }  // namespace
 
-Id Round::NodeDomain(int node, Id key, bool hostname) {
-  Id domain = LabelValue(TopologyNodes()[node].labels, key);
+LabelValueId Round::NodeDomain(int node, LabelKeyId key, bool hostname) {
+  LabelValueId domain = SingleValue(TopologyNodes()[node].labels, key);
   if (domain == kNoId && hostname)
-    domain = in_.Intern(req_.nodes(node).metadata().name());
+    domain = in_.InternValue(req_.nodes(node).metadata().name()).id;
   return domain;
 }
 
@@ -344,21 +346,20 @@ void Round::CountDomains(TopologyGroup& g) {
   const std::vector<TopologyNode>& nodes = TopologyNodes();
   for (int i = 0; i < req_.nodes_size(); ++i) {
     if (!node_removed_.empty() && node_removed_[i]) continue;
-    if (!g.filter.Matches(nodes[i].taints, nodes[i].labels, nullptr, in_))
-      continue;
-    if (Id d = NodeDomain(i, g.key, hostname); d != kNoId) g.Register(d);
+    if (!g.filter.Matches(nodes[i].taints, nodes[i].labels, nullptr)) continue;
+    if (LabelValueId d = NodeDomain(i, g.key, hostname); d != kNoId)
+      g.Register(d);
   }
   for (const auto& e : existing_)
-    if (e.node->is_claim && hostname) g.Register(e.node->hostname);
+    if (e.node->is_claim && hostname) g.Register(e.node->hostname.id);
   ForEachBound([&](const BoundPod& b) {
     if (b.node < 0 || b.terminating) return;
     if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))
       return;
     if (!g.selector.Matches(b.labels)) return;
-    Id domain = NodeDomain(b.node, g.key, hostname);
+    LabelValueId domain = NodeDomain(b.node, g.key, hostname);
     if (domain == kNoId) return;
-    if (!g.filter.Matches(nodes[b.node].taints, nodes[b.node].labels, nullptr,
-                          in_))
+    if (!g.filter.Matches(nodes[b.node].taints, nodes[b.node].labels, nullptr))
       return;
     g.RecordDomain(domain);
   });

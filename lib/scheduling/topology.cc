@@ -3,34 +3,21 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/labels.h"
 
 namespace nodeplan::scheduling {
-namespace {
 
-Req DoesNotExist(Id key) {
-  Req r;
-  r.key = key;
-  r.complement = false;
-  return r;
-}
-
-void InsertSorted(Req& r, Id v) {
-  auto it = std::lower_bound(r.values.begin(), r.values.end(), v);
-  if (it == r.values.end() || *it != v) r.values.insert(it, v);
-}
-
-}  // namespace
-
-bool NodeFilter::Matches(const std::vector<v1::Taint>& taints, const Reqs& reqs,
-                         const WellKnown* allow, const Interner& in) const {
+bool NodeFilter::Matches(const std::vector<v1::Taint>& taints,
+                         const Requirements& reqs,
+                         const WellKnownLabels* allow) const {
   if (!active) return true;
   if (honor_affinity && !alternatives.empty()) {
     bool any = false;
-    for (const Reqs& alt : alternatives)
-      if (Compatible(reqs, alt, allow, in, nullptr)) {
+    for (const Requirements& alt : alternatives)
+      if (reqs.IsCompatible(alt, {allow})) {
         any = true;
         break;
       }
@@ -40,20 +27,20 @@ bool NodeFilter::Matches(const std::vector<v1::Taint>& taints, const Reqs& reqs,
   return true;
 }
 
-bool TopologyGroup::Selects(Id ns, const Labels& labels) const {
+bool TopologyGroup::Selects(LabelValueId ns, const Labels& labels) const {
   if (!std::binary_search(namespaces.begin(), namespaces.end(), ns))
     return false;
   return selector.Matches(labels);
 }
 
-void TopologyGroup::Register(Id domain) {
+void TopologyGroup::Register(LabelValueId domain) {
   if (counts.emplace(domain, 0).second) {
     domains.push_back(domain);
     ++empty;
   }
 }
 
-void TopologyGroup::RecordDomain(Id domain) {
+void TopologyGroup::RecordDomain(LabelValueId domain) {
   auto [it, inserted] = counts.emplace(domain, 0);
   if (inserted) {
     domains.push_back(domain);
@@ -63,42 +50,49 @@ void TopologyGroup::RecordDomain(Id domain) {
   ++it->second;
 }
 
-Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
-                        const Req& node_domains, const Interner& in) const {
-  const bool hostname_single = !node_domains.complement &&
-                               node_domains.values.size() == 1 &&
-                               in.Str(key) == labels::kHostname;
+Requirement TopologyGroup::Next(LabelValueId ns, const Labels& labels,
+                                const Requirement& pod_domains,
+                                const Requirement& node_domains,
+                                const Interner& in) const {
+  const bool hostname_single = !node_domains.complement() &&
+                               node_domains.values().size() == 1 &&
+                               in.KeyText(key) == labels::kHostname;
   const bool self = Selects(ns, labels);
-  Req out = DoesNotExist(key);
-  auto better = [&](Id a, int32_t ca, Id b, int32_t cb) {
+  // The allowed domains; In sorts them by id and drops duplicates.
+  absl::InlinedVector<LabelValue, 4> out;
+  auto result = [&]() { return Requirement::In(key, out); };
+  auto has = [&in](const Requirement& r, LabelValueId d) {
+    return r.Has(in.Value(d));
+  };
+  auto better = [&](LabelValueId a, int32_t ca, LabelValueId b, int32_t cb) {
     if (b == kNoId) return true;
     if (ca != cb) return ca < cb;
-    return in.Str(a) < in.Str(b);
+    return in.ValueText(a) < in.ValueText(b);
   };
   switch (type) {
     case GroupType::kSpread: {
       if (hostname_single) {
-        Id host = node_domains.values[0];
-        int32_t c = Count(host) + (self ? 1 : 0);
-        if (c <= max_skew) out.values.push_back(host);
-        return out;
+        const LabelValue& host = node_domains.values()[0];
+        int32_t c = Count(host.id) + (self ? 1 : 0);
+        if (c <= max_skew) out.push_back(host);
+        return result();
       }
       // Global minimum over the domains the pod supports.
       int32_t min = std::numeric_limits<int32_t>::max();
-      if (in.Str(key) == labels::kHostname) {
+      if (in.KeyText(key) == labels::kHostname) {
         min = 0;
       } else {
         int32_t supported = 0;
-        for (Id d : domains)
-          if (Has(pod_domains, d, in)) {
+        for (LabelValueId d : domains)
+          if (has(pod_domains, d)) {
             ++supported;
             min = std::min(min, Count(d));
           }
         if (min_domains >= 0 && supported < min_domains) min = 0;
       }
-      Id best = kNoId;
+      LabelValueId best = kNoId;
       int32_t best_count = 0;
-      auto consider = [&](Id d) {
+      auto consider = [&](LabelValueId d) {
         auto it = counts.find(d);
         if (it == counts.end()) return;
         int32_t c = it->second + (self ? 1 : 0);
@@ -108,19 +102,19 @@ Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
           best_count = c;
         }
       };
-      if (!node_domains.complement) {
-        for (Id d : node_domains.values) consider(d);
+      if (!node_domains.complement()) {
+        for (const LabelValue& d : node_domains.values()) consider(d.id);
       } else {
-        for (Id d : domains)
-          if (Has(node_domains, d, in)) consider(d);
+        for (LabelValueId d : domains)
+          if (has(node_domains, d)) consider(d);
       }
-      if (best != kNoId) out.values.push_back(best);
-      return out;
+      if (best != kNoId) out.push_back(in.Value(best));
+      return result();
     }
     case GroupType::kAffinity: {
       auto any_compatible = [&]() {
-        for (Id d : domains)
-          if (Has(pod_domains, d, in) && Count(d) > 0) return true;
+        for (LabelValueId d : domains)
+          if (has(pod_domains, d) && Count(d) > 0) return true;
         return false;
       };
       auto bootstrap = [&]() {
@@ -128,65 +122,64 @@ Req TopologyGroup::Next(Id ns, const Labels& labels, const Req& pod_domains,
                         !any_compatible());
       };
       if (hostname_single) {
-        Id host = node_domains.values[0];
-        if (!Has(pod_domains, host, in)) return out;
-        if (Count(host) > 0 || bootstrap()) out.values.push_back(host);
-        return out;
+        const LabelValue& host = node_domains.values()[0];
+        if (!pod_domains.Has(host)) return result();
+        if (Count(host.id) > 0 || bootstrap()) out.push_back(host);
+        return result();
       }
-      if (!node_domains.complement) {
-        for (Id d : node_domains.values)
-          if (Has(pod_domains, d, in) && Count(d) > 0) InsertSorted(out, d);
+      if (!node_domains.complement()) {
+        for (const LabelValue& d : node_domains.values())
+          if (pod_domains.Has(d) && Count(d.id) > 0) out.push_back(d);
       } else {
-        for (Id d : domains)
-          if (Has(pod_domains, d, in) && Count(d) > 0 &&
-              Has(node_domains, d, in))
-            InsertSorted(out, d);
+        for (LabelValueId d : domains)
+          if (has(pod_domains, d) && Count(d) > 0 && has(node_domains, d))
+            out.push_back(in.Value(d));
       }
-      if (!out.values.empty() || !bootstrap()) return out;
-      Id first_both = kNoId, first_pod = kNoId;
-      for (Id d : domains) {
-        if (Has(pod_domains, d, in) && Has(node_domains, d, in) &&
-            (first_both == kNoId || in.Str(d) < in.Str(first_both)))
+      if (!out.empty() || !bootstrap()) return result();
+      LabelValueId first_both = kNoId, first_pod = kNoId;
+      for (LabelValueId d : domains) {
+        if (has(pod_domains, d) && has(node_domains, d) &&
+            (first_both == kNoId || in.ValueText(d) < in.ValueText(first_both)))
           first_both = d;
-        if (Has(pod_domains, d, in) &&
-            (first_pod == kNoId || in.Str(d) < in.Str(first_pod)))
+        if (has(pod_domains, d) &&
+            (first_pod == kNoId || in.ValueText(d) < in.ValueText(first_pod)))
           first_pod = d;
       }
-      if (first_both != kNoId) InsertSorted(out, first_both);
-      if (first_pod != kNoId) InsertSorted(out, first_pod);
-      return out;
+      if (first_both != kNoId) out.push_back(in.Value(first_both));
+      if (first_pod != kNoId) out.push_back(in.Value(first_pod));
+      return result();
     }
     case GroupType::kAntiAffinity: {
       if (hostname_single) {
-        Id host = node_domains.values[0];
-        if (Count(host) == 0) out.values.push_back(host);
-        return out;
+        const LabelValue& host = node_domains.values()[0];
+        if (Count(host.id) == 0) out.push_back(host);
+        return result();
       }
-      if (!node_domains.complement) {
-        for (Id d : node_domains.values) {
-          auto it = counts.find(d);
-          if (it != counts.end() && it->second == 0 && Has(pod_domains, d, in))
-            InsertSorted(out, d);
+      if (!node_domains.complement()) {
+        for (const LabelValue& d : node_domains.values()) {
+          auto it = counts.find(d.id);
+          if (it != counts.end() && it->second == 0 && pod_domains.Has(d))
+            out.push_back(d);
         }
       } else {
-        for (Id d : domains)
-          if (Count(d) == 0 && Has(node_domains, d, in) &&
-              Has(pod_domains, d, in))
-            InsertSorted(out, d);
+        for (LabelValueId d : domains)
+          if (Count(d) == 0 && has(node_domains, d) && has(pod_domains, d))
+            out.push_back(in.Value(d));
       }
-      return out;
+      return result();
     }
   }
-  return out;
+  return result();
 }
 
-std::string TopologyGroup::Describe(const Interner& in, const Req& pod_domains,
-                                    const Req& node_domains) const {
+std::string TopologyGroup::Describe(const Interner& in,
+                                    const Requirement& pod_domains,
+                                    const Requirement& node_domains) const {
   const char* t = type == GroupType::kSpread     ? "topology spread"
                   : type == GroupType::kAffinity ? "pod affinity"
                                                  : "pod anti-affinity";
   std::vector<std::pair<std::string, int32_t>> c;
-  for (Id d : domains) c.emplace_back(in.Str(d), Count(d));
+  for (LabelValueId d : domains) c.emplace_back(in.ValueText(d), Count(d));
   std::sort(c.begin(), c.end());
   std::vector<std::string> parts;
   for (size_t i = 0; i < c.size() && i < 25; ++i)
@@ -194,10 +187,10 @@ std::string TopologyGroup::Describe(const Interner& in, const Req& pod_domains,
   if (c.size() > 25)
     parts.push_back(absl::StrCat("and ", c.size() - 25, " others"));
   return absl::StrCat("unsatisfiable topology constraint for ", t,
-                      ", key=", in.Str(key), " (counts = {",
+                      ", key=", in.KeyText(key), " (counts = {",
                       absl::StrJoin(parts, ", "),
-                      "}, podDomains = ", ReqString(pod_domains, in),
-                      ", nodeDomains = ", ReqString(node_domains, in), ")");
+                      "}, podDomains = ", pod_domains.String(in),
+                      ", nodeDomains = ", node_domains.String(in), ")");
 }
 
 }  // namespace nodeplan::scheduling

@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
+#include "nodeplan/requirements.h"
 #include "nodeplan/v1/k8s.pb.h"
-#include "scheduling/intern.h"
 #include "scheduling/pods.h"
-#include "scheduling/req.h"
 
 namespace nodeplan::scheduling {
 
@@ -27,37 +28,38 @@ struct NodeFilter {
   bool active = false;  // spread groups only
   bool honor_affinity = true;
   bool honor_taints = false;
-  std::vector<Reqs> alternatives;
+  std::vector<Requirements> alternatives;
   std::vector<Toleration> tolerations;
-  bool Matches(const std::vector<v1::Taint>& taints, const Reqs& reqs,
-               const WellKnown* allow, const Interner& in) const;
+  bool Matches(const std::vector<v1::Taint>& taints, const Requirements& reqs,
+               const WellKnownLabels* allow) const;
 };
 
 struct TopologyGroup {
   GroupType type;
-  Id key;
-  std::vector<Id> namespaces;  // sorted
+  LabelKeyId key;
+  std::vector<LabelValueId> namespaces;  // sorted
   Selector selector;
   int32_t max_skew;
   int32_t min_domains = -1;
   NodeFilter filter;
   bool inverse = false;
-  absl::flat_hash_map<Id, int32_t> counts;
-  std::vector<Id> domains;  // registration order
-  int32_t empty = 0;        // domains with count 0
+  absl::flat_hash_map<LabelValueId, int32_t> counts;
+  std::vector<LabelValueId> domains;  // registration order
+  int32_t empty = 0;                  // domains with count 0
 
-  bool Selects(Id ns, const Labels& labels) const;
-  void Register(Id domain);
-  void RecordDomain(Id domain);
-  int32_t Count(Id domain) const {
+  bool Selects(LabelValueId ns, const Labels& labels) const;
+  void Register(LabelValueId domain);
+  void RecordDomain(LabelValueId domain);
+  int32_t Count(LabelValueId domain) const {
     auto it = counts.find(domain);
     return it == counts.end() ? 0 : it->second;
   }
   // The allowed domains for a pod, as an In (or DoesNotExist) requirement.
-  Req Next(Id ns, const Labels& labels, const Req& pod_domains,
-           const Req& node_domains, const Interner& in) const;
-  std::string Describe(const Interner& in, const Req& pod_domains,
-                       const Req& node_domains) const;
+  Requirement Next(LabelValueId ns, const Labels& labels,
+                   const Requirement& pod_domains,
+                   const Requirement& node_domains, const Interner& in) const;
+  std::string Describe(const Interner& in, const Requirement& pod_domains,
+                       const Requirement& node_domains) const;
 };
 
 }  // namespace nodeplan::scheduling
