@@ -110,5 +110,33 @@ TEST(InternerTest, ManyStringsStayStable) {
   }
 }
 
+TEST(InternerTest, ACopyOwnsItsStringsAndKeepsItsIds) {
+  Interner base;
+  LabelKeyId zone = base.InternKey("topology.kubernetes.io/zone");
+  Interner call(&base);
+  LabelValue a = call.InternValue("us-east-1a");
+  LabelValue seven = call.InternValue("7");
+  Interner copy;
+  {
+    Interner original(&base);
+    original.InternValue("us-east-1a");
+    original.InternValue("7");
+    copy = original;
+    original.InternValue("only-in-the-original");
+  }  // the copy outlives the original it was made from
+  EXPECT_EQ(copy.FindKey("topology.kubernetes.io/zone"), zone);
+  EXPECT_EQ(copy.FindValue("us-east-1a")->id, a.id);
+  EXPECT_EQ(copy.ValueText(seven.id), "7");
+  EXPECT_TRUE(copy.Value(seven.id).is_int);
+  EXPECT_EQ(copy.Value(seven.id).int_value, 7);
+  EXPECT_FALSE(copy.FindValue("only-in-the-original").has_value());
+  // Interning into the copy continues its own id space, not the original's.
+  const LabelValueId b = copy.InternValue("us-east-1b").id;
+  EXPECT_EQ(b, copy.value_count() - 1);
+  EXPECT_EQ(copy.value_count(), base.value_count() + 3);
+  Interner again(copy);
+  EXPECT_EQ(again.FindValue("us-east-1b")->id, b);
+}
+
 }  // namespace
 }  // namespace nodeplan
