@@ -307,7 +307,9 @@ func (g *rgen) group(gi int, uidBase *int, pools []*v1.NodePool) []*corev1.Pod {
 		if g.chance(0.3) {
 			tsc.WhenUnsatisfiable = corev1.ScheduleAnyway
 		}
-		if tsc.TopologyKey == corev1.LabelTopologyZone && g.chance(0.2) {
+		// The API server allows minDomains only with DoNotSchedule; the draw is kept
+		// so that the generator's stream (and every later cluster) is unchanged.
+		if tsc.TopologyKey == corev1.LabelTopologyZone && g.chance(0.2) && tsc.WhenUnsatisfiable == corev1.DoNotSchedule {
 			tsc.MinDomains = lo.ToPtr(int32(3))
 		}
 		spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{tsc}
