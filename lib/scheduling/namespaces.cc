@@ -22,7 +22,7 @@ KnownNamespaces::KnownNamespaces(
   by_name_.reserve(labels.size());
   for (auto& [name, map] : labels) {
     map[kNamespaceNameLabel] = name;
-    by_name_.emplace_back(name, CompileLabels(map, in));
+    by_name_.emplace_back(name, LabelSet::FromMap(map, in));
   }
 }
 
@@ -34,7 +34,8 @@ std::vector<std::string> KnownNamespaces::Select(
   if (!term.has_namespace_selector()) {
     if (out.empty()) out.push_back(pod_namespace);
   } else {
-    const Selector selector = CompileSelector(&term.namespace_selector(), in);
+    const CompiledLabelSelector selector =
+        CompileSelector(&term.namespace_selector(), in);
     for (const auto& [name, labels] : by_name_) {
       if (selector.Matches(labels)) out.push_back(name);
     }

@@ -38,7 +38,7 @@ class KnownNamespaces {
                                   Interner& in) const;
 
  private:
-  std::vector<std::pair<std::string, Labels>> by_name_;  // sorted by name
+  std::vector<std::pair<std::string, LabelSet>> by_name_;  // sorted by name
 };
 
 }  // namespace nodeplan::scheduling

@@ -82,69 +82,10 @@ bool PortsConflict(const std::vector<HostPort>& a,
   return false;
 }
 
-bool Selector::Matches(const Labels& labels) const {
-  if (nothing) return false;
-  for (const Expr& e : exprs) {
-    auto it = std::lower_bound(labels.begin(), labels.end(), e.key,
-                               [](const std::pair<LabelKeyId, LabelValueId>& l,
-                                  LabelKeyId k) { return l.first < k; });
-    bool has = it != labels.end() && it->first == e.key;
-    switch (e.op) {
-      case 0:
-        if (!has || std::find(e.values.begin(), e.values.end(), it->second) ==
-                        e.values.end())
-          return false;
-        break;
-      case 1:
-        if (has && std::find(e.values.begin(), e.values.end(), it->second) !=
-                       e.values.end())
-          return false;
-        break;
-      case 2:
-        if (!has) return false;
-        break;
-      default:
-        if (has) return false;
-    }
-  }
-  return true;
-}
-
-Selector CompileSelector(const v1::LabelSelector* sel, Interner& in) {
-  Selector s;
-  if (sel == nullptr) {
-    s.nothing = true;
-    return s;
-  }
-  std::vector<std::pair<std::string, std::string>> ml(
-      sel->match_labels().begin(), sel->match_labels().end());
-  std::sort(ml.begin(), ml.end());
-  for (const auto& [k, v] : ml)
-    s.exprs.push_back({in.InternKey(k), 0, {in.InternValue(v).id}});
-  for (const auto& e : sel->match_expressions()) {
-    Selector::Expr x;
-    x.key = in.InternKey(e.key());
-    if (e.operator_() == "In") {
-      x.op = 0;
-    } else if (e.operator_() == "NotIn") {
-      x.op = 1;
-    } else if (e.operator_() == "Exists") {
-      x.op = 2;
-    } else if (e.operator_() == "DoesNotExist") {
-      x.op = 3;
-    } else {
-      s.nothing = true;
-      return s;
-    }
-    if ((x.op <= 1 && e.values().empty()) ||
-        (x.op >= 2 && !e.values().empty())) {
-      s.nothing = true;
-      return s;
-    }
-    for (const auto& v : e.values()) x.values.push_back(in.InternValue(v).id);
-    s.exprs.push_back(std::move(x));
-  }
-  return s;
+CompiledLabelSelector CompileSelector(const v1::LabelSelector* sel,
+                                      Interner& in) {
+  return CompiledLabelSelector::Compile(sel, in).value_or(
+      CompiledLabelSelector());
 }
 
 std::string SelectorSignature(const v1::LabelSelector* sel) {
@@ -164,16 +105,6 @@ std::string SelectorSignature(const v1::LabelSelector* sel) {
   std::sort(ex.begin(), ex.end());
   ex.erase(std::unique(ex.begin(), ex.end()), ex.end());
   return absl::StrCat(absl::StrJoin(parts, ";"), "|", absl::StrJoin(ex, ";"));
-}
-
-Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
-                     Interner& in) {
-  Labels out;
-  out.reserve(m.size());
-  for (const auto& [k, v] : m)
-    out.emplace_back(in.InternKey(k), in.InternValue(v).id);
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,

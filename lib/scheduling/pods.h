@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "nodeplan/interner.h"
+#include "nodeplan/label_selector.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/requirements.h"
 #include "nodeplan/v1/k8s.pb.h"
 #include "scheduling/resources.h"
@@ -39,32 +41,18 @@ bool PortsConflict(const std::vector<HostPort>& a,
                    const std::vector<HostPort>& b);
 std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec);
 
-// A label selector over interned labels. A nil or invalid selector selects
-// nothing; an empty one selects everything.
-struct Selector {
-  bool nothing = false;
-  struct Expr {
-    LabelKeyId key;
-    int op;  // 0 In, 1 NotIn, 2 Exists, 3 DoesNotExist
-    std::vector<LabelValueId> values;
-  };
-  std::vector<Expr> exprs;
-  bool Matches(
-      const std::vector<std::pair<LabelKeyId, LabelValueId>>& labels) const;
-};
-Selector CompileSelector(const v1::LabelSelector* sel, Interner& in);
+// A term's label selector: nodeplan::CompiledLabelSelector, an invalid one
+// (unknown operator, values where none belong) selecting nothing, as
+// Karpenter's LabelSelectorAsSelector error leaves it.
+CompiledLabelSelector CompileSelector(const v1::LabelSelector* sel,
+                                      Interner& in);
 // Stable text of a selector for group identity.
 std::string SelectorSignature(const v1::LabelSelector* sel);
-
-// Interned labels, sorted by key id.
-using Labels = std::vector<std::pair<LabelKeyId, LabelValueId>>;
-Labels CompileLabels(const google::protobuf::Map<std::string, std::string>& m,
-                     Interner& in);
 
 struct PodClass {
   std::string ns;
   LabelValueId ns_id = kNoId;
-  Labels labels;
+  LabelSet labels;
   const v1::Pod* example = nullptr;  // first pod of the class
   ResVec requests;
   Requirements node_selector;

@@ -220,7 +220,7 @@ struct PendingPod {
 struct BoundPod {
   const v1::Pod* pod;
   LabelValueId ns;
-  Labels labels;
+  LabelSet labels;
   int node = -1;  // index into request nodes
   // Being deleted (deletionTimestamp set) but not terminal: its requests,
   // host ports and required anti-affinity still hold the node (Karpenter's

@@ -283,7 +283,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   if (!moved && !p.spec().node_name().empty()) {
     if (!IsTerminal(p))
       bound_.push_back({&p, in_.InternValue(ns).id,
-                        CompileLabels(p.metadata().labels(), in_), -1,
+                        LabelSet::FromMap(p.metadata().labels(), in_), -1,
                         !p.metadata().deletion_timestamp().empty()});
     ++ignored_;
     return absl::OkStatus();
@@ -320,7 +320,7 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
                                  const std::string& path) {
   const v1::PodSpec& spec = pod.spec();
   cls.ns_id = in_.InternValue(cls.ns).id;
-  cls.labels = CompileLabels(pod.metadata().labels(), in_);
+  cls.labels = LabelSet::FromMap(pod.metadata().labels(), in_);
   auto rq = PodRequests(spec, dims_, path + ".spec");
   if (!rq.ok()) return rq.status();
   cls.requests = *rq;

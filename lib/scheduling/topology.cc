@@ -27,7 +27,7 @@ bool NodeFilter::Matches(const std::vector<v1::Taint>& taints,
   return true;
 }
 
-bool TopologyGroup::Selects(LabelValueId ns, const Labels& labels) const {
+bool TopologyGroup::Selects(LabelValueId ns, const LabelSet& labels) const {
   if (!std::binary_search(namespaces.begin(), namespaces.end(), ns))
     return false;
   return selector.Matches(labels);
@@ -50,7 +50,7 @@ void TopologyGroup::RecordDomain(LabelValueId domain) {
   ++it->second;
 }
 
-Requirement TopologyGroup::Next(LabelValueId ns, const Labels& labels,
+Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
                                 const Requirement& pod_domains,
                                 const Requirement& node_domains,
                                 const Interner& in) const {

@@ -38,7 +38,7 @@ struct TopologyGroup {
   GroupType type;
   LabelKeyId key;
   std::vector<LabelValueId> namespaces;  // sorted
-  Selector selector;
+  CompiledLabelSelector selector;
   int32_t max_skew;
   int32_t min_domains = -1;
   NodeFilter filter;
@@ -47,7 +47,7 @@ struct TopologyGroup {
   std::vector<LabelValueId> domains;  // registration order
   int32_t empty = 0;                  // domains with count 0
 
-  bool Selects(LabelValueId ns, const Labels& labels) const;
+  bool Selects(LabelValueId ns, const LabelSet& labels) const;
   void Register(LabelValueId domain);
   void RecordDomain(LabelValueId domain);
   int32_t Count(LabelValueId domain) const {
@@ -55,7 +55,7 @@ struct TopologyGroup {
     return it == counts.end() ? 0 : it->second;
   }
   // The allowed domains for a pod, as an In (or DoesNotExist) requirement.
-  Requirement Next(LabelValueId ns, const Labels& labels,
+  Requirement Next(LabelValueId ns, const LabelSet& labels,
                    const Requirement& pod_domains,
                    const Requirement& node_domains, const Interner& in) const;
   std::string Describe(const Interner& in, const Requirement& pod_domains,
