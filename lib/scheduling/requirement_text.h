@@ -1,10 +1,9 @@
 #ifndef NODEPLAN_LIB_SCHEDULING_REQUIREMENT_TEXT_H_
 #define NODEPLAN_LIB_SCHEDULING_REQUIREMENT_TEXT_H_
 
-// The requirement checks of nodeplan/requirements.h in the form the solver
-// assembles its reasons from: a boolean, and Karpenter's message written to
-// *err on failure when err is not null (the boolean test alone never
-// allocates).
+// Requirements.Compatible in the form the solver assembles its reasons
+// from: a boolean, and Karpenter's message written to *err on failure when
+// err is not null (the boolean test alone never allocates).
 
 #include <string>
 
@@ -13,16 +12,6 @@
 #include "nodeplan/requirements.h"
 
 namespace nodeplan::scheduling {
-
-// Requirements.Intersects.
-inline bool Intersects(const Requirements& existing,
-                       const Requirements& incoming, const Interner& in,
-                       std::string* err) {
-  if (existing.Intersects(incoming)) return true;
-  if (err != nullptr)
-    *err = std::string(existing.IntersectsStatus(incoming, in).message());
-  return false;
-}
 
 // Requirements.Compatible; allow: the keys `existing` may leave undefined
 // (null: none).

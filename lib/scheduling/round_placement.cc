@@ -384,7 +384,7 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   if (!Compatible(claim.reqs, v.reqs, &wk_, in_, err)) {
     // Conflicting values stay conflicting as requirements only narrow; an
     // undefined key may become defined by a later pod.
-    last_monotone_ = !Intersects(claim.reqs, v.reqs, in_, nullptr);
+    last_monotone_ = !claim.reqs.Intersects(v.reqs);
     if (err) *err = absl::StrCat("incompatible requirements, ", *err);
     return Fail::kOther;
   }

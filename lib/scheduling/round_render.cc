@@ -221,7 +221,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     const SelectorOperator op = r.Operator();
     if (op == SelectorOperator::kDoesNotExist) continue;
     if (op == SelectorOperator::kIn) {
-      labels[key] = std::string(r.SortedValueTexts(in_).front());
+      labels[key] = r.Any(in_);  // the smallest value in string order
     } else {
       // The smallest integer >= max(gte, 0) the requirement allows; a
       // number not interned is in no value list.

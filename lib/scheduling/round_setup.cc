@@ -825,7 +825,7 @@ void Round::CompilePoolStates() {
       for (size_t d = 0; d < daemons_.size(); ++d) {
         if (!daemon_ok[d]) continue;
         for (const Requirements& s : strict_alts[d])
-          if (Intersects(c_.types[i].reqs, s, in_, nullptr)) {
+          if (c_.types[i].reqs.Intersects(s)) {
             mask[d] = true;
             break;
           }
