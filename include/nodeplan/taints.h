@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "google/protobuf/repeated_ptr_field.h"
 #include "nodeplan/v1/k8s.pb.h"
 
@@ -44,6 +45,19 @@ bool ToleratesTaint(const v1::Toleration& toleration, const v1::Taint& taint);
 
 // Taints.Tolerates: true when every taint is tolerated by some toleration.
 bool Tolerates(const TaintList& taints, const TolerationList& tolerations);
+// The same over contiguous lists (the scheduler keeps a pod class's
+// tolerations and a node's taints in vectors): the index of the first taint
+// no toleration tolerates, or -1 when every taint is tolerated.
+int FirstUntoleratedTaint(absl::Span<const v1::Taint> taints,
+                          absl::Span<const v1::Toleration> tolerations);
+// The toleration Karpenter's scheduler adds when it relaxes a pod, and
+// Karpenter adds to DaemonSet pods when it computes their overhead:
+// operator Exists, effect PreferNoSchedule, any key.
+v1::Toleration PreferNoScheduleToleration();
+// True for a toleration that tolerates every PreferNoSchedule taint (empty
+// key, Exists, effect PreferNoSchedule).
+bool IsPreferNoScheduleToleration(const v1::Toleration& toleration);
+
 // Indices of the taints no toleration tolerates, in order.
 std::vector<int> UntoleratedTaints(const TaintList& taints,
                                    const TolerationList& tolerations);
@@ -75,9 +89,9 @@ struct NodeTaintsInput {
   // no NodeClaim (unmanaged node).
   const TaintList* nodeclaim_taints = nullptr;
   const TaintList* nodeclaim_startup_taints = nullptr;
-  // Karpenter-managed (has a NodeClaim / karpenter.sh/nodepool label).
+  // Karpenter-managed: the node has a NodeClaim (StateNode.Managed).
   bool managed = false;
-  // NodeClaim registered (condition Registered true).
+  // Label karpenter.sh/registered=true on the node (StateNode.Registered).
   bool registered = false;
   // Label karpenter.sh/initialized=true on the node.
   bool initialized = false;
@@ -86,6 +100,13 @@ struct NodeTaintsInput {
 // the Node's. Managed and not initialized: drop known-ephemeral taints and
 // taints matching (MatchTaint) a startup taint. Order preserved.
 TaintList EffectiveNodeTaints(const NodeTaintsInput& input);
+
+// The same for a Node and its NodeClaim (nullptr: none, so not managed),
+// reading registered and initialized from the Node's labels.
+TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim);
+// StateNode.Initialized: true without a NodeClaim, else the Node's label
+// karpenter.sh/initialized is "true".
+bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim);
 
 }  // namespace nodeplan
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/interner.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan {
 namespace {
@@ -45,32 +46,50 @@ bool ToleratesTaint(const v1::Toleration& toleration, const v1::Taint& taint) {
   return false;
 }
 
+namespace {
+
+template <typename Tolerations>
+bool AnyTolerates(const Tolerations& tolerations, const v1::Taint& taint) {
+  for (const v1::Toleration& t : tolerations) {
+    if (ToleratesTaint(t, taint)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int FirstUntoleratedTaint(absl::Span<const v1::Taint> taints,
+                          absl::Span<const v1::Toleration> tolerations) {
+  for (size_t i = 0; i < taints.size(); ++i) {
+    if (!AnyTolerates(tolerations, taints[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+v1::Toleration PreferNoScheduleToleration() {
+  v1::Toleration t;
+  t.set_operator_("Exists");
+  t.set_effect(std::string(taints::kPreferNoSchedule));
+  return t;
+}
+
+bool IsPreferNoScheduleToleration(const v1::Toleration& toleration) {
+  return toleration.key().empty() && toleration.operator_() == "Exists" &&
+         toleration.effect() == taints::kPreferNoSchedule;
+}
+
 std::vector<int> UntoleratedTaints(const TaintList& taints,
                                    const TolerationList& tolerations) {
   std::vector<int> out;
   for (int i = 0; i < taints.size(); ++i) {
-    bool tolerated = false;
-    for (const v1::Toleration& t : tolerations) {
-      if (ToleratesTaint(t, taints.Get(i))) {
-        tolerated = true;
-        break;
-      }
-    }
-    if (!tolerated) out.push_back(i);
+    if (!AnyTolerates(tolerations, taints.Get(i))) out.push_back(i);
   }
   return out;
 }
 
 bool Tolerates(const TaintList& taints, const TolerationList& tolerations) {
   for (const v1::Taint& taint : taints) {
-    bool tolerated = false;
-    for (const v1::Toleration& t : tolerations) {
-      if (ToleratesTaint(t, taint)) {
-        tolerated = true;
-        break;
-      }
-    }
-    if (!tolerated) return false;
+    if (!AnyTolerates(tolerations, taint)) return false;
   }
   return true;
 }
@@ -125,6 +144,32 @@ TaintList EffectiveNodeTaints(const NodeTaintsInput& input) {
     if (!startup) *out.Add() = t;
   }
   return out;
+}
+
+namespace {
+
+bool LabelIsTrue(const v1::Node& node, absl::string_view key) {
+  auto it = node.metadata().labels().find(std::string(key));
+  return it != node.metadata().labels().end() && it->second == "true";
+}
+
+}  // namespace
+
+bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim) {
+  return claim == nullptr || LabelIsTrue(node, labels::kInitialized);
+}
+
+TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim) {
+  NodeTaintsInput in;
+  in.node_taints = &node.spec().taints();
+  if (claim != nullptr) {
+    in.nodeclaim_taints = &claim->spec().taints();
+    in.nodeclaim_startup_taints = &claim->spec().startup_taints();
+  }
+  in.managed = claim != nullptr;
+  in.registered = LabelIsTrue(node, labels::kRegistered);
+  in.initialized = StateNodeInitialized(node, claim);
+  return EffectiveNodeTaints(in);
 }
 
 }  // namespace nodeplan

@@ -7,54 +7,31 @@
 #include "absl/strings/str_join.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
+#include "nodeplan/taints.h"
 
 namespace nodeplan::scheduling {
-namespace {
-
-bool ToleratesTaint(const Toleration& t, const v1::Taint& taint) {
-  if (!t.effect.empty() && t.effect != taint.effect()) return false;
-  if (!t.key.empty() && t.key != taint.key()) return false;
-  if (t.op.empty() || t.op == "Equal") return t.value == taint.value();
-  if (t.op == "Exists") return true;
-  if (t.op == "Lt" || t.op == "Gt") {
-    char* e1 = nullptr;
-    char* e2 = nullptr;
-    long long tv = strtoll(taint.value().c_str(), &e1, 10);
-    long long ov = strtoll(t.value.c_str(), &e2, 10);
-    if (taint.value().empty() || t.value.empty() || *e1 || *e2) return false;
-    return t.op == "Lt" ? tv < ov : tv > ov;
-  }
+bool Tolerates(const std::vector<v1::Taint>& taints,
+               const std::vector<v1::Toleration>& tols, std::string* err) {
+  const int bad = FirstUntoleratedTaint(taints, tols);
+  if (bad < 0) return true;
+  if (err)
+    *err = absl::StrCat("did not tolerate taint ", TaintText(taints[bad]));
   return false;
 }
 
-}  // namespace
-
-bool Tolerates(const std::vector<v1::Taint>& taints,
-               const std::vector<Toleration>& tols, std::string* err) {
-  for (const v1::Taint& taint : taints) {
-    bool ok = false;
-    for (const Toleration& t : tols)
-      if (ToleratesTaint(t, taint)) {
-        ok = true;
-        break;
-      }
-    if (!ok) {
-      if (err)
-        *err = absl::StrCat("did not tolerate taint ", taint.key(),
-                            taint.value().empty() ? "" : "=", taint.value(),
-                            ":", taint.effect());
-      return false;
-    }
-  }
-  return true;
+bool SameTolerations(const std::vector<v1::Toleration>& a,
+                     const std::vector<v1::Toleration>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const v1::Toleration& x, const v1::Toleration& y) {
+                      return x.key() == y.key() &&
+                             x.operator_() == y.operator_() &&
+                             x.value() == y.value() && x.effect() == y.effect();
+                    });
 }
 
-std::vector<Toleration> CompileTolerations(
+std::vector<v1::Toleration> CompileTolerations(
     const google::protobuf::RepeatedPtrField<v1::Toleration>& t) {
-  std::vector<Toleration> out;
-  for (const auto& x : t)
-    out.push_back({x.key(), x.operator_(), x.value(), x.effect()});
-  return out;
+  return {t.begin(), t.end()};
 }
 
 std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec) {

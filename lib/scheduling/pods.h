@@ -19,16 +19,16 @@
 
 namespace nodeplan::scheduling {
 
-struct Toleration {
-  std::string key, op, value, effect;
-  bool operator==(const Toleration&) const = default;
-};
-
-// True when `tols` tolerate every taint (all effects count, including
-// PreferNoSchedule, as in Karpenter). On failure *err names the taint.
+// True when `tols` tolerate every taint (nodeplan/taints.h: all effects
+// count, PreferNoSchedule included, as in Karpenter). On failure *err names
+// the first taint not tolerated.
 bool Tolerates(const std::vector<v1::Taint>& taints,
-               const std::vector<Toleration>& tols, std::string* err);
-std::vector<Toleration> CompileTolerations(
+               const std::vector<v1::Toleration>& tols, std::string* err);
+// The same key, operator, value and effect, entry by entry (what scheduling
+// reads of a toleration).
+bool SameTolerations(const std::vector<v1::Toleration>& a,
+                     const std::vector<v1::Toleration>& b);
+std::vector<v1::Toleration> CompileTolerations(
     const google::protobuf::RepeatedPtrField<v1::Toleration>& t);
 
 struct HostPort {
@@ -59,7 +59,7 @@ struct PodClass {
   std::vector<Requirements> required_terms;
   std::vector<std::pair<int32_t, Requirements>> preferred_node;  // heaviest
                                                                  // first
-  std::vector<Toleration> tolerations;
+  std::vector<v1::Toleration> tolerations;
   std::vector<v1::TopologySpreadConstraint> spreads;
   int anyway_spreads = 0;  // of `spreads`, those with ScheduleAnyway
   std::vector<v1::PodAffinityTerm> req_affinity, req_anti;

@@ -49,11 +49,15 @@ namespace nodeplan::scheduling {
 struct DaemonPod {
   std::string name;
   ResVec requests;
-  std::vector<Toleration> tols;
+  std::vector<v1::Toleration> tols;
   Requirements node_selector;
   std::vector<Requirements> terms;
   std::vector<HostPort> ports;
-  bool operator==(const DaemonPod&) const = default;
+  bool operator==(const DaemonPod& o) const {
+    return name == o.name && requests == o.requests &&
+           SameTolerations(tols, o.tols) && node_selector == o.node_selector &&
+           terms == o.terms && ports == o.ports;
+  }
 };
 
 struct DaemonGroup {
@@ -166,7 +170,7 @@ struct RelaxState {
 
 struct View {
   Requirements reqs, strict;
-  std::vector<Toleration> tols;
+  std::vector<v1::Toleration> tols;
   std::vector<int> groups;   // owned groups
   std::vector<int> inverse;  // owned inverse groups
   // Whether an instance-type filter failure can never turn into success for
@@ -326,7 +330,7 @@ class Round {
   // The spread groups a class owns at relaxation state `s` (tolerations
   // `tols`), carried over from the previous level.
   const std::vector<int>& SpreadGroups(ClassState& cs, const RelaxState& s,
-                                       const std::vector<Toleration>& tols);
+                                       const std::vector<v1::Toleration>& tols);
   bool Relax(const PodClass& cls, RelaxState& s) const;
   const View* GetView(int cls, int level);
   // For spreads under spreadBookkeeping "Karpenter", `first_term` and
@@ -336,7 +340,7 @@ class Round {
                const v1::PodAffinityTerm* term,
                const v1::TopologySpreadConstraint* tsc, const PodClass& cls,
                bool inverse, size_t first_term = 0,
-               const std::vector<Toleration>* tols = nullptr);
+               const std::vector<v1::Toleration>* tols = nullptr);
   void CountDomains(TopologyGroup& g);
   // Built on first use: only namespaceSelector terms need it.
   const KnownNamespaces& Namespaces();

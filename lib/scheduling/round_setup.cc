@@ -519,6 +519,22 @@ absl::Status Round::CompileDaemons() {
 
 namespace {
 
+// Every entry of `v` that is zero takes the NodeClaim's value from `list`
+// (its status.<field>), as Karpenter reads an uninitialized node.
+absl::Status FillZerosFromClaim(
+    const google::protobuf::Map<std::string, std::string>& list,
+    const v1::NodeClaim& claim, absl::string_view field, ResourceDims& dims,
+    ResVec& v) {
+  absl::StatusOr<ResVec> claimed = dims.ParseList(list, [&] {
+    return absl::StrCat("nodeClaims[", claim.metadata().name(), "].status.",
+                        field);
+  });
+  if (!claimed.ok()) return claimed.status();
+  for (int x = 0; x < kMaxDims; ++x)
+    if (v[x] == 0) v[x] = (*claimed)[x];
+  return absl::OkStatus();
+}
+
 // The catalog entry of an in-flight NodeClaim's instance type (-1: none):
 // the one in its NodePool's catalog when there is one, else the first.
 template <typename PoolIndex>
@@ -607,11 +623,11 @@ absl::Status Round::CompileExisting() {
         MinValuesOk(pool.types, r, false, nullptr))
       daemons_tolerate_pns = true;
   }
-  std::vector<std::vector<Toleration>> daemon_tols;
+  std::vector<std::vector<v1::Toleration>> daemon_tols;
   for (const auto& d : daemons_) {
     daemon_tols.push_back(d.tols);
     if (daemons_tolerate_pns)
-      daemon_tols.back().push_back({"", "Exists", "", "PreferNoSchedule"});
+      daemon_tols.back().push_back(PreferNoScheduleToleration());
   }
   auto add_daemon_overhead = [&](ExistingNode& e,
                                  const std::vector<std::string>& present) {
@@ -639,25 +655,17 @@ absl::Status Round::CompileExisting() {
     e.name = node.metadata().name();
     e.request_node = i;
     const auto& labels = node.metadata().labels();
-    e.initialized = labels.contains(labels::kInitialized) &&
-                    labels.at(labels::kInitialized) == "true";
-    bool managed = labels.contains(labels::kNodePool);
+    bool in_pool = labels.contains(labels::kNodePool);
     const v1::NodeClaim* nc = nullptr;
     if (auto it = claim_by_node.find(e.name); it != claim_by_node.end()) {
       nc = &req_.node_claims(it->second);
       e.request_claim = it->second;
     }
-    for (const auto& t : node.spec().taints()) {
-      if (managed && !e.initialized) {
-        if (IsKnownEphemeralTaint(t)) continue;
-        bool startup = false;
-        if (nc)
-          for (const auto& s : nc->spec().startup_taints())
-            if (s.key() == t.key() && s.effect() == t.effect()) startup = true;
-        if (startup) continue;
-      }
-      e.taints.push_back(t);
-    }
+    // Karpenter's StateNode: managed with a NodeClaim, and only then
+    // possibly uninitialized or unregistered (nodeplan/taints.h).
+    e.initialized = StateNodeInitialized(node, nc);
+    for (v1::Taint& t : StateNodeTaints(node, nc))
+      e.taints.push_back(std::move(t));
     std::vector<std::pair<std::string, std::string>> ls(labels.begin(),
                                                         labels.end());
     std::sort(ls.begin(), ls.end());
@@ -672,6 +680,14 @@ absl::Status Round::CompileExisting() {
                                  path + ".status.allocatable");
     if (!alloc.ok()) return alloc.status();
     e.remaining = *alloc;
+    // Until it is initialized, a resource the Node reports as zero or not
+    // at all (an extended resource whose device plugin has not started) is
+    // taken from its NodeClaim (StateNode.Allocatable and Capacity).
+    if (!e.initialized) {
+      absl::Status s = FillZerosFromClaim(nc->status().allocatable(), *nc,
+                                          "allocatable", dims_, e.remaining);
+      if (!s.ok()) return s;
+    }
     std::vector<std::string> present;
     for (int j : bound_on[i]) {
       const BoundPod& b = bound_[j];
@@ -712,12 +728,17 @@ absl::Status Round::CompileExisting() {
               "\": must be greater than or equal to 0"));
       }
     }
-    if (managed) {
+    if (in_pool) {  // counts against its NodePool's limits
       int p = pool_index(labels.at(labels::kNodePool));
       if (p >= 0 && c_.pools[p].has_limits) {
         auto cap = dims_.ParseList(node.status().capacity(),
                                    path + ".status.capacity");
         if (!cap.ok()) return cap.status();
+        if (!e.initialized) {
+          absl::Status s = FillZerosFromClaim(nc->status().capacity(), *nc,
+                                              "capacity", dims_, *cap);
+          if (!s.ok()) return s;
+        }
         ChargeLimits(e, p, *cap);
       }
     }
@@ -735,8 +756,12 @@ absl::Status Round::CompileExisting() {
     e.name = nc.metadata().name();
     e.is_claim = true;
     e.request_claim = ci;
-    for (const auto& t : nc.spec().taints())
-      if (!IsKnownEphemeralTaint(t)) e.taints.push_back(t);
+    NodeTaintsInput taints_in;  // no Node: the NodeClaim's, uninitialized
+    taints_in.nodeclaim_taints = &nc.spec().taints();
+    taints_in.nodeclaim_startup_taints = &nc.spec().startup_taints();
+    taints_in.managed = true;
+    for (v1::Taint& t : EffectiveNodeTaints(taints_in))
+      e.taints.push_back(std::move(t));
     std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
                                               nc.metadata().labels().end());
     for (const auto& r : nc.spec().requirements())
@@ -793,7 +818,7 @@ absl::Status Round::CompileExisting() {
 }
 
 void Round::CompilePoolStates() {
-  std::vector<Toleration> pns = {{"", "Exists", "", "PreferNoSchedule"}};
+  std::vector<v1::Toleration> pns = {PreferNoScheduleToleration()};
   for (size_t p = 0; p < c_.pools.size(); ++p) {
     const Pool& pool = c_.pools[p];
     PoolState& ps = pools_[p];
@@ -803,7 +828,7 @@ void Round::CompilePoolStates() {
     std::vector<std::vector<Requirements>> strict_alts(daemons_.size());
     for (size_t d = 0; d < daemons_.size(); ++d) {
       const DaemonPod& dp = daemons_[d];
-      std::vector<Toleration> tols = dp.tols;
+      std::vector<v1::Toleration> tols = dp.tols;
       tols.insert(tols.end(), pns.begin(), pns.end());
       if (!Tolerates(pool.taints, tols, nullptr)) continue;
       // Required terms are dropped one at a time (first term first).

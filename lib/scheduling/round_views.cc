@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nodeplan/taints.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::scheduling {
@@ -53,8 +54,7 @@ bool Round::Relax(const PodClass& cls, RelaxState& s) const {
   }
   if (any_pns_taint_ && !s.pns) {
     for (const auto& t : cls.tolerations)
-      if (t.op == "Exists" && t.key.empty() && t.effect == "PreferNoSchedule")
-        return false;
+      if (IsPreferNoScheduleToleration(t)) return false;
     s.pns = true;
     return true;
   }
@@ -82,7 +82,7 @@ const View* Round::GetView(int ci, int level) {
       static_cast<int>(cls.preferred_node.size()) > s.node_dropped)
     v->reqs.Add(cls.preferred_node[s.node_dropped].second);
   v->tols = cls.tolerations;
-  if (s.pns) v->tols.push_back({"", "Exists", "", "PreferNoSchedule"});
+  if (s.pns) v->tols.push_back(PreferNoScheduleToleration());
   // Topology groups the pod owns at this relaxation level.
   const std::vector<int>& spread_groups = SpreadGroups(cs, s, v->tols);
   for (int g : spread_groups)
@@ -125,7 +125,8 @@ const View* Round::GetView(int ci, int level) {
 // the next (a drop is a swap with the last entry), so each relaxation step
 // costs time linear in the constraints, not quadratic or worse.
 const std::vector<int>& Round::SpreadGroups(
-    ClassState& cs, const RelaxState& s, const std::vector<Toleration>& tols) {
+    ClassState& cs, const RelaxState& s,
+    const std::vector<v1::Toleration>& tols) {
   const PodClass& cls = cs.cls;
   SpreadOrder& so = cs.spread_order;
   if (!so.valid || so.dropped > s.anyway_dropped) {
@@ -179,7 +180,7 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
                     LabelValueId ns_default, const v1::PodAffinityTerm* term,
                     const v1::TopologySpreadConstraint* tsc,
                     const PodClass& cls, bool inverse, size_t first_term,
-                    const std::vector<Toleration>* tols) {
+                    const std::vector<v1::Toleration>* tols) {
   TopologyGroup g;
   g.type = type;
   g.key = in_.InternKey(key_text);
@@ -231,8 +232,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
         absl::StrAppend(&sig, r.String(in_), ";");
       if (g.filter.honor_taints)
         for (const auto& t : cls.tolerations)
-          absl::StrAppend(&sig, t.key, ",", t.op, ",", t.value, ",", t.effect,
-                          ";");
+          absl::StrAppend(&sig, t.key(), ",", t.operator_(), ",", t.value(),
+                          ",", t.effect(), ";");
     } else {
       // spreadBookkeeping "Karpenter": Karpenter shares a spread group
       // between pods whose TopologyGroup.Hash (topologygroup.go) is equal.
@@ -253,8 +254,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
         key_sets.push_back(absl::StrJoin(keys, ","));
       }
       for (const auto& t : g.filter.tolerations)
-        tol_set.push_back(
-            absl::StrCat(t.key, ",", t.op, ",", t.value, ",", t.effect));
+        tol_set.push_back(absl::StrCat(t.key(), ",", t.operator_(), ",",
+                                       t.value(), ",", t.effect()));
       absl::StrAppend(&sig, absl::StrJoin(OddOnes(key_sets), ";"), "|",
                       absl::StrJoin(OddOnes(tol_set), ";"), "|");
     }
@@ -283,7 +284,7 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
   // before relaxation adds the toleration) has no zone to go to.
   // (benchmarks/karpenter cases random-568, random-861, random-924.)
   const bool honor_taints = tsc == nullptr || g.filter.honor_taints;
-  const std::vector<Toleration>& creator_tols =
+  const std::vector<v1::Toleration>& creator_tols =
       tsc != nullptr ? g.filter.tolerations : cls.tolerations;
   const auto& universe = base_ != nullptr ? base_->universe_ : universe_;
   if (auto u = universe.find(g.key); u != universe.end()) {

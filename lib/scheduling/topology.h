@@ -29,7 +29,7 @@ struct NodeFilter {
   bool honor_affinity = true;
   bool honor_taints = false;
   std::vector<Requirements> alternatives;
-  std::vector<Toleration> tolerations;
+  std::vector<v1::Toleration> tolerations;
   bool Matches(const std::vector<v1::Taint>& taints, const Requirements& reqs,
                const WellKnownLabels* allow) const;
 };

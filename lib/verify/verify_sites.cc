@@ -120,6 +120,12 @@ void Verifier::AddPod(PodEntry entry) {
 }
 
 void Verifier::IndexExistingSites() {
+  // A Node's NodeClaim, by the node name in its status.
+  std::map<std::string, const v1::NodeClaim*> claim_of_node;
+  for (const auto& claim : request_.node_claims()) {
+    if (!claim.status().node_name().empty())
+      claim_of_node[claim.status().node_name()] = &claim;
+  }
   for (const auto& node : request_.nodes()) {
     Site site;
     site.kind = SiteKind::kNode;
@@ -135,19 +141,30 @@ void Verifier::IndexExistingSites() {
     auto nodepool = node.metadata().labels().find(labels::kNodePool);
     const bool managed = nodepool != node.metadata().labels().end();
     if (managed) site.node_pool = nodepool->second;
-    auto initialized = node.metadata().labels().find(labels::kInitialized);
-    const bool is_initialized = initialized != node.metadata().labels().end() &&
-                                initialized->second == "true";
-    for (const auto& t : node.spec().taints()) {
-      if (t.effect() == "PreferNoSchedule") continue;
-      if (managed && !is_initialized && IsKnownEphemeralTaint(t)) continue;
-      site.hard_taints.push_back(t);
+    // Karpenter's StateNode: with a NodeClaim the node is managed, and
+    // until its karpenter.sh/registered and karpenter.sh/initialized labels
+    // say "true" the NodeClaim's taints, and its allocatable where the Node
+    // reports zero, stand in for the Node's.
+    auto claim_it = claim_of_node.find(site.name);
+    const v1::NodeClaim* claim =
+        claim_it == claim_of_node.end() ? nullptr : claim_it->second;
+    const bool initialized = StateNodeInitialized(node, claim);
+    for (const auto& t : StateNodeTaints(node, claim)) {
+      if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
     }
     std::string error;
     Resources allocatable;
-    if (node.status().allocatable_size() > 0) {
+    if (node.status().allocatable_size() > 0 || !initialized) {
       if (verify_internal::ParseResources(node.status().allocatable(),
                                           allocatable, &error)) {
+        Resources claimed;
+        if (!initialized &&
+            verify_internal::ParseResources(claim->status().allocatable(),
+                                            claimed, nullptr)) {
+          for (const auto& [name, amount] : claimed) {
+            if (allocatable[name] == 0) allocatable[name] = amount;
+          }
+        }
         site.allocatable = allocatable;
       } else {
         Add("input", site.subject, "malformed allocatable " + error);

@@ -48,6 +48,14 @@ TEST(TaintsTest, ToleratesTaintTable) {
       {Tol("k", "Gt", "10", ""), T("k", "x", "NoSchedule"), false},
       {Tol("k", "Gt", "y", ""), T("k", "11", "NoSchedule"), false},
       {Tol("k", "Bogus", "v", ""), T("k", "v", "NoSchedule"), false},
+      // Lt/Gt values are Go integers (strconv.ParseInt): a sign is allowed,
+      // space and out-of-range values are not (the scheduler once read them
+      // with strtoll, which skips space and saturates).
+      {Tol("k", "Gt", "3", ""), T("k", "+5", "NoSchedule"), true},
+      {Tol("k", "Gt", "3", ""), T("k", " 5", "NoSchedule"), false},
+      {Tol("k", "Gt", "3", ""), T("k", "99999999999999999999", "NoSchedule"),
+       false},
+      {Tol("k", "Lt", "-1", ""), T("k", "-2", "NoSchedule"), true},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(ToleratesTaint(c.tol, c.taint), c.tolerates)
@@ -73,6 +81,21 @@ TEST(TaintsTest, ToleratesAllEffectsIncludingPreferNoSchedule) {
   EXPECT_TRUE(Tolerates(taints, tolerations));
   EXPECT_TRUE(TolerationStatus(taints, tolerations).ok());
   EXPECT_TRUE(Tolerates(TaintList(), none));
+}
+
+TEST(TaintsTest, SpansAndThePreferNoScheduleToleration) {
+  const std::vector<v1::Taint> taints = {T("gpu", "true", "NoSchedule"),
+                                         T("spot", "", "PreferNoSchedule")};
+  std::vector<v1::Toleration> tolerations = {
+      Tol("gpu", "Equal", "true", "NoSchedule")};
+  EXPECT_EQ(FirstUntoleratedTaint(taints, tolerations), 1);
+  EXPECT_EQ(FirstUntoleratedTaint(taints, {}), 0);
+  EXPECT_EQ(FirstUntoleratedTaint({}, {}), -1);
+  EXPECT_FALSE(IsPreferNoScheduleToleration(tolerations[0]));
+  tolerations.push_back(PreferNoScheduleToleration());
+  EXPECT_TRUE(IsPreferNoScheduleToleration(tolerations[1]));
+  EXPECT_EQ(FirstUntoleratedTaint(taints, tolerations), -1);
+  EXPECT_EQ(FirstUntoleratedTaint({T("x", "", "NoSchedule")}, tolerations), 0);
 }
 
 TEST(TaintsTest, KnownEphemeralTaints) {

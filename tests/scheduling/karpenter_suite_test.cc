@@ -225,6 +225,22 @@ v1::Node KNode(const std::string& name, const std::string& type,
   return n;
 }
 
+// The NodeClaim Karpenter's test environment creates beside a node it
+// launched (ExpectNodeClaimDeployed): linked by status.nodeName, so the node
+// is managed, and the node carries karpenter.sh/registered=true.
+v1::NodeClaim LinkedClaim(v1::Node& node) {
+  (*node.mutable_metadata()->mutable_labels())["karpenter.sh/registered"] =
+      "true";
+  v1::NodeClaim c;
+  c.mutable_metadata()->set_name(node.metadata().name() + "-claim");
+  (*c.mutable_metadata()->mutable_labels())["karpenter.sh/nodepool"] =
+      "default";
+  c.mutable_status()->set_node_name(node.metadata().name());
+  *c.mutable_status()->mutable_capacity() = node.status().allocatable();
+  *c.mutable_status()->mutable_allocatable() = node.status().allocatable();
+  return c;
+}
+
 // A node outside Karpenter with `labels` (text-proto labels entries).
 v1::Node PlainNode(const std::string& name, const std::string& labels,
                    const std::string& cpu) {
@@ -845,6 +861,7 @@ TEST(KarpenterSuite, NotReadyTaintIgnoredOnlyBeforeInitialization) {
     auto* t = n.mutable_spec()->add_taints();
     t->set_key("node.kubernetes.io/not-ready");
     t->set_effect("NoExecute");
+    *r.add_node_claims() = LinkedClaim(n);
     *r.add_nodes() = n;
     *r.add_pods() = Bare("p");
     auto resp = MustSchedule(r);
@@ -883,12 +900,84 @@ TEST(KarpenterSuite, StartupTaintIgnoredOnlyBeforeInitialization) {
     t->set_key("foo.com/taint");
     t->set_value("tainted");
     t->set_effect("NoSchedule");
+    (*n.mutable_metadata()->mutable_labels())["karpenter.sh/registered"] =
+        "true";
     *r.add_nodes() = n;
     *r.add_node_claims() = Parse<v1::NodeClaim>(
         R"pb(metadata { name: "default-aaaaa" labels { key: "karpenter.sh/nodepool" value: "default" } }
         spec { startup_taints { key: "foo.com/taint" value: "tainted" effect: "NoSchedule" } }
         status { node_name: "n1" })pb");
     *r.add_pods() = Bare("p");
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.existing_nodes_size(), initialized ? 0 : 1) << initialized;
+    EXPECT_EQ(resp.new_node_claims_size(), initialized ? 1 : 0) << initialized;
+  }
+}
+
+// Karpenter's StateNode counts a node as managed only with a NodeClaim: a
+// node without one is initialized whatever its labels say, so the not-ready
+// taint of a node outside Karpenter's bookkeeping is never ignored.
+TEST(KarpenterSuite, NodeWithoutANodeClaimIsNeverUninitialized) {
+  auto r = KRequest();
+  v1::Node n = KNode("n1", "default-instance-type", "test-zone-1", "3900m",
+                     "4086Mi", "5", /*initialized=*/false);
+  auto* t = n.mutable_spec()->add_taints();
+  t->set_key("node.kubernetes.io/not-ready");
+  t->set_effect("NoExecute");
+  *r.add_nodes() = n;
+  *r.add_pods() = Bare("p");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+}
+
+// StateNode.Taints: a managed node whose karpenter.sh/registered label is not
+// "true" yet is seen through its NodeClaim's taints, not the Node's.
+TEST(KarpenterSuite, UnregisteredNodeIsSeenThroughItsNodeClaimsTaints) {
+  for (bool registered : {false, true}) {
+    auto r = KRequest();
+    v1::Node n = KNode("n1", "default-instance-type", "test-zone-1", "3900m",
+                       "4086Mi", "5", /*initialized=*/false);
+    auto* t = n.mutable_spec()->add_taints();
+    t->set_key("example.com/not-yet");
+    t->set_effect("NoSchedule");
+    v1::NodeClaim claim = LinkedClaim(n);
+    if (!registered)
+      n.mutable_metadata()->mutable_labels()->erase("karpenter.sh/registered");
+    *r.add_node_claims() = claim;
+    *r.add_nodes() = n;
+    *r.add_pods() = Bare("p");
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.existing_nodes_size(), registered ? 0 : 1) << registered;
+    EXPECT_EQ(resp.new_node_claims_size(), registered ? 1 : 0) << registered;
+  }
+}
+
+// suite_test.go: "should handle resource zeroing of extended resources by
+// kubelet" (Karpenter issue 1459): until the node is initialized, a resource
+// the Node reports as zero (the device plugin has not registered its GPUs)
+// is taken from the NodeClaim, so a second GPU pod waits for that node
+// instead of launching another.
+TEST(KarpenterSuite,
+     UninitializedNodesZeroedExtendedResourceComesFromItsClaim) {
+  for (bool initialized : {false, true}) {
+    auto r = KRequest();
+    v1::Node n = KNode("n1", "gpu-vendor-instance-type", "test-zone-1", "3900m",
+                       "4086Mi", "5", initialized);
+    (*n.mutable_status()->mutable_allocatable())["fake.com/vendor-a"] = "2";
+    v1::NodeClaim claim = LinkedClaim(n);
+    (*n.mutable_status()->mutable_allocatable())["fake.com/vendor-a"] = "0";
+    (*n.mutable_status()->mutable_capacity())["fake.com/vendor-a"] = "0";
+    *r.add_node_claims() = claim;
+    *r.add_nodes() = n;
+    v1::Pod p = Bare("p");
+    auto& limits = *p.mutable_spec()
+                        ->mutable_containers(0)
+                        ->mutable_resources()
+                        ->mutable_limits();
+    limits["cpu"] = "10m";
+    limits["fake.com/vendor-a"] = "1";
+    *r.add_pods() = p;
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.existing_nodes_size(), initialized ? 0 : 1) << initialized;
     EXPECT_EQ(resp.new_node_claims_size(), initialized ? 1 : 0) << initialized;

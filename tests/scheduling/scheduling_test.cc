@@ -388,17 +388,28 @@ v1::Node ExistingNode(const std::string& name, const std::string& cpu,
   return n;
 }
 
+// Karpenter's sortExistingNodes: initialized first, then by name. Only a node
+// with a NodeClaim can be uninitialized (StateNode.Initialized).
 TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
-  auto r = Request();
-  *r.add_nodes() = ExistingNode("b-node", "4", true);
-  *r.add_nodes() = ExistingNode("a-node", "4", false);
-  *r.add_nodes() = ExistingNode("c-node", "4", true);
-  *r.add_pods() = Pod("p", "1", "1Gi");
-  auto resp = MustSchedule(r);
-  EXPECT_EQ(resp.new_node_claims_size(), 0);
-  ASSERT_EQ(resp.existing_nodes_size(), 1);
-  EXPECT_EQ(resp.existing_nodes(0).name(), "b-node");
-  EXPECT_EQ(resp.existing_nodes(0).kind(), "Node");
+  for (bool with_claims : {true, false}) {
+    auto r = Request();
+    for (auto [name, initialized] :
+         {std::pair{"b-node", true}, {"a-node", false}, {"c-node", true}}) {
+      *r.add_nodes() = ExistingNode(name, "4", initialized);
+      if (!with_claims) continue;
+      v1::NodeClaim* c = r.add_node_claims();
+      c->mutable_metadata()->set_name(absl::StrCat(name, "-claim"));
+      (*c->mutable_metadata()->mutable_labels())["karpenter.sh/nodepool"] =
+          "default";
+      c->mutable_status()->set_node_name(name);
+    }
+    *r.add_pods() = Pod("p", "1", "1Gi");
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.new_node_claims_size(), 0);
+    ASSERT_EQ(resp.existing_nodes_size(), 1);
+    EXPECT_EQ(resp.existing_nodes(0).name(), with_claims ? "b-node" : "a-node");
+    EXPECT_EQ(resp.existing_nodes(0).kind(), "Node");
+  }
 }
 
 // Deliberate deviation (benchmarks/karpenter/DEVIATIONS.md, class C): in
