@@ -291,6 +291,13 @@ absl::StatusOr<Requirements> RequirementsFromNodeSelector(
     Interner& interner, bool use_min_values = true,
     absl::string_view field_path = "requirements");
 
+// One entry of a node selector, added to `out` (a key already there is
+// intersected), as RequirementsFromNodeSelector does for each; errors name
+// `field_path`.
+absl::Status AddNodeSelectorRequirement(
+    const v1::NodeSelectorRequirement& requirement, Interner& interner,
+    bool use_min_values, absl::string_view field_path, Requirements& out);
+
 // NewLabelRequirements: each label as `key In [value]` (keys normalized).
 // Used for pod nodeSelector, NodePool template labels and node labels.
 Requirements RequirementsFromLabels(

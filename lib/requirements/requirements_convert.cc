@@ -12,10 +12,23 @@ bool IsOneOf(absl::string_view key, absl::Span<const absl::string_view> set) {
   return std::find(set.begin(), set.end(), key) != set.end();
 }
 
+absl::Status AddTerm(const v1::NodeSelectorTerm& term, Interner& interner,
+                     absl::string_view path, Requirements* out) {
+  for (int i = 0; i < term.match_expressions_size(); ++i) {
+    absl::Status st = AddNodeSelectorRequirement(
+        term.match_expressions(i), interner, /*use_min_values=*/false,
+        absl::StrCat(path, ".matchExpressions[", i, "]"), *out);
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status AddNodeSelectorRequirement(const v1::NodeSelectorRequirement& in,
                                         Interner& interner, bool use_min_values,
                                         absl::string_view path,
-                                        Requirements* out) {
+                                        Requirements& out) {
   std::optional<SelectorOperator> op = ParseSelectorOperator(in.operator_());
   if (!op.has_value()) {
     return absl::InvalidArgumentError(
@@ -54,22 +67,9 @@ absl::Status AddNodeSelectorRequirement(const v1::NodeSelectorRequirement& in,
     case SelectorOperator::kDoesNotExist:
       break;
   }
-  out->Add(Requirement::Make(key, *op, values, min_values));
+  out.Add(Requirement::Make(key, *op, values, min_values));
   return absl::OkStatus();
 }
-
-absl::Status AddTerm(const v1::NodeSelectorTerm& term, Interner& interner,
-                     absl::string_view path, Requirements* out) {
-  for (int i = 0; i < term.match_expressions_size(); ++i) {
-    absl::Status st = AddNodeSelectorRequirement(
-        term.match_expressions(i), interner, /*use_min_values=*/false,
-        absl::StrCat(path, ".matchExpressions[", i, "]"), out);
-    if (!st.ok()) return st;
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<Requirements> RequirementsFromNodeSelector(
     const google::protobuf::RepeatedPtrField<v1::NodeSelectorRequirement>&
@@ -79,7 +79,7 @@ absl::StatusOr<Requirements> RequirementsFromNodeSelector(
   for (int i = 0; i < requirements.size(); ++i) {
     absl::Status st = AddNodeSelectorRequirement(
         requirements.Get(i), interner, use_min_values,
-        absl::StrCat(field_path, "[", i, "]"), &out);
+        absl::StrCat(field_path, "[", i, "]"), out);
     if (!st.ok()) return st;
   }
   return out;

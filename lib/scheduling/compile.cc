@@ -77,21 +77,6 @@ TypeSet FitIndex::Fitting(const ResVec& need, size_t n) const {
   return out;
 }
 
-Requirement NodeSelectorReq(Interner& in,
-                            const v1::NodeSelectorRequirement& r) {
-  const LabelKeyId key = in.InternKey(labels::NormalizeLabelKey(r.key()));
-  absl::InlinedVector<LabelValue, 4> values;
-  values.reserve(r.values_size());
-  for (const std::string& v : r.values()) values.push_back(in.InternValue(v));
-  // Callers validate operators first; anything else reads as DoesNotExist.
-  const SelectorOperator op = ParseSelectorOperator(r.operator_())
-                                  .value_or(SelectorOperator::kDoesNotExist);
-  return Requirement::Make(key, op, values,
-                           r.has_min_values()
-                               ? std::optional<int32_t>(r.min_values())
-                               : std::nullopt);
-}
-
 namespace {
 
 // The instance types of one catalog: the request's explicit catalog, or the
@@ -401,7 +386,11 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
     for (const auto& [key, value] : labels)
       it.reqs.Add(Requirement::In(in.InternKey(labels::NormalizeLabelKey(key)),
                                   in.InternValue(value)));
-    for (const auto& r : t.requirements()) it.reqs.Add(NodeSelectorReq(in, r));
+    absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
+        t.requirements(), in, /*use_min_values=*/true,
+        absl::StrCat("catalog.instanceTypes[", t.name(), "].requirements"));
+    if (!extra.ok()) return extra.status();
+    it.reqs.Add(*extra);
     it.reqs.Add(Requirement::In(k.instance_type, it.name_id));
     it.reqs.Add(Requirement::In(k.zone, zones));
     it.reqs.Add(Requirement::In(k.capacity_type, cts));
@@ -522,8 +511,12 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     pool.weight = np.spec().has_weight() ? np.spec().weight() : 0;
     const auto& tmpl = np.spec().template_();
     for (const auto& t : tmpl.spec().taints()) pool.taints.push_back(t);
-    for (int r = 0; r < tmpl.spec().requirements_size(); ++r)
-      pool.reqs.Add(NodeSelectorReq(in, tmpl.spec().requirements(r)));
+    absl::StatusOr<Requirements> reqs = RequirementsFromNodeSelector(
+        tmpl.spec().requirements(), in, /*use_min_values=*/true,
+        absl::StrCat("nodePools[", pool.name,
+                     "].spec.template.spec.requirements"));
+    if (!reqs.ok()) return reqs.status();
+    pool.reqs = *std::move(reqs);
     std::vector<std::pair<std::string, std::string>> labels(
         tmpl.metadata().labels().begin(), tmpl.metadata().labels().end());
     std::sort(labels.begin(), labels.end());

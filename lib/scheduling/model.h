@@ -117,10 +117,6 @@ struct AwsTypeCacheStats {
 AwsTypeCacheStats GetAwsTypeCacheStats();
 void ClearAwsTypeCache();
 
-// A NodeSelectorRequirement (with minValues) as a requirement, its key
-// normalized (beta labels -> GA labels).
-Requirement NodeSelectorReq(Interner& in, const v1::NodeSelectorRequirement& r);
-
 // Offering `o` compatible with requirements `r` (zone, capacity type and
 // reservation id; Karpenter's IsCompatible with the well-known allowance).
 bool OfferingCompatible(const Offering& o, const Requirements& r,

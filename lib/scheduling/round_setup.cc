@@ -335,22 +335,28 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
   for (const auto& [key, value] : sel)
     cls.node_selector.Add(Requirement::In(
         in_.InternKey(labels::NormalizeLabelKey(key)), in_.InternValue(value)));
-  auto term_reqs = [&](const v1::NodeSelectorTerm& t) {
-    Requirements r;
-    for (const auto& e : t.match_expressions()) {
-      Requirement q = NodeSelectorReq(in_, e);
-      q.set_min_values(std::nullopt);
-      r.Add(q);
-    }
-    return r;
+  // A pod's node selector terms are core NodeSelectorRequirements: no
+  // minValues.
+  auto term_reqs = [&](const v1::NodeSelectorTerm& t, absl::string_view field) {
+    return RequirementsFromNodeSelector(
+        t.match_expressions(), in_, /*use_min_values=*/false,
+        absl::StrCat(path, ".spec.affinity.nodeAffinity.", field,
+                     ".matchExpressions"));
   };
   const auto& na = spec.affinity().node_affinity();
   for (const auto& t : na.required_during_scheduling_ignored_during_execution()
-                           .node_selector_terms())
-    cls.required_terms.push_back(term_reqs(t));
+                           .node_selector_terms()) {
+    auto r = term_reqs(t, "requiredDuringSchedulingIgnoredDuringExecution");
+    if (!r.ok()) return r.status();
+    cls.required_terms.push_back(*std::move(r));
+  }
   for (const auto& t :
-       na.preferred_during_scheduling_ignored_during_execution())
-    cls.preferred_node.emplace_back(t.weight(), term_reqs(t.preference()));
+       na.preferred_during_scheduling_ignored_during_execution()) {
+    auto r = term_reqs(t.preference(),
+                       "preferredDuringSchedulingIgnoredDuringExecution");
+    if (!r.ok()) return r.status();
+    cls.preferred_node.emplace_back(t.weight(), *std::move(r));
+  }
   std::stable_sort(
       cls.preferred_node.begin(), cls.preferred_node.end(),
       [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -422,7 +428,12 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
         Requirements r;
         for (const auto& e : t.match_expressions()) {
           if (e.key() == labels::kHostname) continue;
-          r.Add(NodeSelectorReq(in_, e));
+          absl::Status s = AddNodeSelectorRequirement(
+              e, in_, /*use_min_values=*/false,
+              absl::StrCat("persistentVolumes[", pv->metadata().name(),
+                           "].spec.nodeAffinity.required"),
+              r);
+          if (!s.ok()) return s;
         }
         alts.push_back(std::move(r));
       }
@@ -498,9 +509,12 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
            .node_affinity()
            .required_during_scheduling_ignored_during_execution()
            .node_selector_terms()) {
-    Requirements r;
-    for (const auto& e : t.match_expressions()) r.Add(NodeSelectorReq(in_, e));
-    d.terms.push_back(std::move(r));
+    auto r = RequirementsFromNodeSelector(
+        t.match_expressions(), in_, /*use_min_values=*/false,
+        absl::StrCat("daemonSets[", d.name,
+                     "].spec.template.spec.affinity.nodeAffinity"));
+    if (!r.ok()) return r.status();
+    d.terms.push_back(*std::move(r));
   }
   d.ports = CompileHostPorts(spec);
   return d;

@@ -388,6 +388,23 @@ v1::Node ExistingNode(const std::string& name, const std::string& cpu,
   return n;
 }
 
+// An operator Karpenter does not know, in a catalog's requirements, is an
+// error naming the field (the scheduler no longer has a translation of its
+// own that read it as DoesNotExist).
+TEST(Schedule, UnknownRequirementOperatorIsAnErrorWithItsPath) {
+  auto r = Request();
+  auto* q = r.mutable_catalog()->mutable_instance_types(0)->add_requirements();
+  q->set_key("example.com/x");
+  q->set_operator_("Near");
+  auto resp = Schedule(r);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_THAT(std::string(resp.status().message()),
+              ::testing::HasSubstr("operator"));
+  EXPECT_THAT(std::string(resp.status().message()),
+              ::testing::HasSubstr("Near"))
+      << resp.status();
+}
+
 // Karpenter's sortExistingNodes: initialized first, then by name. Only a node
 // with a NodeClaim can be uninitialized (StateNode.Initialized).
 TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
