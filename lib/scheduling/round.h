@@ -382,6 +382,8 @@ class Round {
   void Reposition(int ci, bool is_new);
   void SortClaimOrder();
   const TypeSet& LimitOk(int pool);
+  // SatisfiesMinValues over `types`; with `relax`, short floors are lowered
+  // in `reqs` to what the types reach and the check passes.
   bool MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
                    std::string* err, bool* relaxed = nullptr) const;
 
@@ -438,6 +440,8 @@ class Round {
   std::vector<Existing> existing_;
   std::vector<PoolState> pools_;
   bool any_pns_taint_ = false;
+  // MinValuesOk's list of instance-type requirements, kept between calls.
+  mutable std::vector<const Requirements*> min_values_scratch_;
 
   std::vector<Claim> claims_;
   // Karpenter's newNodeClaims slice: creation order, re-sorted by pod count

@@ -185,44 +185,26 @@ TypeSet Round::OfferCompat(int pool, const Requirements& reqs) {
 
 bool Round::MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
                         std::string* err, bool* relaxed) const {
-  std::vector<std::pair<LabelKeyId, int32_t>> floors;
-  for (const Requirement& r : reqs)
-    if (r.min_values().value_or(0) > 0)
-      floors.emplace_back(r.key(), *r.min_values());
-  if (floors.empty()) return true;
-  std::vector<std::set<LabelValueId>> seen(floors.size());
-  bool done = false;
-  types.ForEach([&](size_t i) {
-    if (done) return;
-    bool all = true;
-    for (size_t f = 0; f < floors.size(); ++f) {
-      const Requirement* t = c_.types[i].reqs.Find(floors[f].first);
-      if (t && !t->complement())
-        for (const LabelValue& v : t->values()) seen[f].insert(v.id);
-      if (static_cast<int32_t>(seen[f].size()) < floors[f].second) all = false;
-    }
-    if (all) done = true;
-  });
-  if (done) return true;
-  std::vector<std::string> short_keys;
-  for (size_t f = 0; f < floors.size(); ++f) {
-    int32_t got = static_cast<int32_t>(seen[f].size());
-    if (got >= floors[f].second) continue;
-    short_keys.emplace_back(in_.KeyText(floors[f].first));
-    if (relax) {
-      // Lowered to what the types reach (none below one).
-      Requirement lowered = *reqs.Find(floors[f].first);
-      lowered.set_min_values(got > 0 ? std::optional<int32_t>(got)
-                                     : std::nullopt);
-      reqs.Remove(floors[f].first);
+  if (!reqs.HasMinValues()) return true;
+  // Karpenter's SatisfiesMinValues; which types suffice does not depend on
+  // the order they are walked in, so index order serves.
+  min_values_scratch_.clear();
+  types.ForEach(
+      [&](size_t i) { min_values_scratch_.push_back(&c_.types[i].reqs); });
+  const MinValuesResult result = SatisfiesMinValues(reqs, min_values_scratch_);
+  if (result.ok()) return true;
+  if (relax) {
+    // Each short floor lowered to what the types reach (none below one).
+    for (const auto& [key, reached] : result.unsatisfied) {
+      Requirement lowered = *reqs.Find(key);
+      lowered.set_min_values(reached > 0 ? std::optional<int32_t>(reached)
+                                         : std::nullopt);
+      reqs.Remove(key);
       reqs.Add(lowered);
-      if (relaxed) *relaxed = true;
     }
+    if (relaxed) *relaxed = true;
   }
-  std::sort(short_keys.begin(), short_keys.end());
-  if (err)
-    *err = absl::StrCat("minValues requirement is not met for label(s) [",
-                        absl::StrJoin(short_keys, " "), "]");
+  if (err) *err = MinValuesMessage(result, in_);
   return relax;
 }
 

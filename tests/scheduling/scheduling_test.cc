@@ -405,6 +405,40 @@ TEST(Schedule, UnknownRequirementOperatorIsAnErrorWithItsPath) {
       << resp.status();
 }
 
+// minValues counts what Karpenter's SatisfiesMinValues counts: the values()
+// of each type's requirement on the key, so a type whose requirement is
+// NotIn [a, b] contributes a and b (the scheduler's own walk skipped NotIn,
+// found no two flavours and dropped the NodePool).
+TEST(Schedule, MinValuesCountsTheValuesOfANotInTypeRequirement) {
+  auto r = Request(2);
+  for (int i = 0; i < 2; ++i) {
+    auto* q =
+        r.mutable_catalog()->mutable_instance_types(i)->add_requirements();
+    q->set_key("example.com/flavor");
+    q->set_operator_(i == 0 ? "NotIn" : "In");
+    q->add_values(i == 0 ? "a" : "c");
+    if (i == 0) q->add_values("b");
+  }
+  r.mutable_node_pools(0)->MergeFrom(Parse<v1::NodePool>(
+      R"pb(spec { template { spec { requirements {
+        key: "example.com/flavor" operator: "Exists" min_values: 3 } } } })pb"));
+  *r.add_pods() = Pod("p", "100m", "128Mi");
+  auto three = MustSchedule(r);
+  EXPECT_EQ(three.new_node_claims_size(), 1);
+  EXPECT_EQ(three.unschedulable_size(), 0);
+
+  // Four distinct values are out of reach: a, b and c only.
+  r.mutable_node_pools(0)
+      ->mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_requirements(1)
+      ->set_min_values(4);
+  auto four = MustSchedule(r);
+  EXPECT_EQ(four.new_node_claims_size(), 0);
+  ASSERT_EQ(four.unschedulable_size(), 1);
+}
+
 // Karpenter's sortExistingNodes: initialized first, then by name. Only a node
 // with a NodeClaim can be uninitialized (StateNode.Initialized).
 TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
