@@ -8,21 +8,6 @@
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::scheduling {
-std::string FormatMilliQuantity(int64_t milli) {
-  if (milli % 1000 == 0) return absl::StrCat(milli / 1000);
-  return absl::StrCat(milli, "m");
-}
-
-std::string FormatByteQuantity(int64_t b) {
-  if (b == 0) return "0";
-  static const char* kSuffix[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
-  for (int i = 0; i < 6; ++i) {
-    int64_t unit = int64_t{1} << (10 * (6 - i));
-    if (b % unit == 0) return absl::StrCat(b / unit, kSuffix[i]);
-  }
-  return absl::StrCat(b);
-}
-
 ResourceDims::ResourceDims() {
   for (const char* n : {"cpu", "memory", "pods", "ephemeral-storage"}) Dim(n);
 }
@@ -48,10 +33,10 @@ absl::StatusOr<int64_t> ResourceDims::Parse(int dim,
 }
 
 std::string ResourceDims::Format(int dim, int64_t value) const {
-  if (dim == kCpu) return FormatMilliQuantity(value);
+  if (dim == kCpu) return FormatMilli(value);
   if (dim == kMemory || dim == kEphemeral ||
       absl::StrContains(names_[dim], "hugepages"))
-    return FormatByteQuantity(value);
+    return FormatBytes(value);
   return absl::StrCat(value);
 }
 

@@ -39,14 +39,6 @@ inline bool Fits(const ResVec& need, const ResVec& have) {
   return true;
 }
 
-// Quantities are parsed with the shared nodeplan/quantity.h. The formatters
-// stay here: they print Karpenter-style resource strings in reasons (bytes in
-// binary suffixes or plain decimal, CPU as whole cores or "m"), which differ
-// from FormatBytes/FormatMilli below 1024 and above 999 cores; keeping them
-// keeps the scheduler's output byte-identical.
-std::string FormatMilliQuantity(int64_t milli);
-std::string FormatByteQuantity(int64_t bytes);
-
 // Resource name <-> dimension.
 class ResourceDims {
  public:
@@ -57,6 +49,9 @@ class ResourceDims {
   const std::string& Name(int dim) const { return names_[dim]; }
   int size() const { return static_cast<int>(names_.size()); }
   absl::StatusOr<int64_t> Parse(int dim, absl::string_view text) const;
+  // Kubernetes quantity text (nodeplan/quantity.h FormatMilli for cpu,
+  // FormatBytes for memory, ephemeral-storage and hugepages-*, a plain
+  // integer otherwise), as Karpenter prints a canonical Quantity.
   std::string Format(int dim, int64_t value) const;
   // Parses a resource list; `path` names the field in errors.
   absl::StatusOr<ResVec> ParseList(

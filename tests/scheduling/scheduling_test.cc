@@ -439,6 +439,18 @@ TEST(Schedule, MinValuesCountsTheValuesOfANotInTypeRequirement) {
   ASSERT_EQ(four.unschedulable_size(), 1);
 }
 
+// Requests in reasons print as Karpenter prints a canonical Quantity (the
+// library's FormatMilli / FormatBytes): 2000 cores as "2k", 1000 bytes as
+// "1k" (the scheduler's own printer said "2000" and "1000").
+TEST(Schedule, ReasonsPrintQuantitiesAsKubernetesDoes) {
+  auto r = Request(2);
+  *r.add_pods() = Pod("p", "2000", "1000");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.unschedulable_size(), 1);
+  EXPECT_THAT(resp.unschedulable(0).reason(),
+              ::testing::HasSubstr(R"("cpu":"2k","memory":"1k")"));
+}
+
 // Karpenter's sortExistingNodes: initialized first, then by name. Only a node
 // with a NodeClaim can be uninitialized (StateNode.Initialized).
 TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
