@@ -1,12 +1,12 @@
 #include "verify/pod_facts.h"
 
 #include <cctype>
+#include <limits>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/object_meta.h"
-#include "nodeplan/taints.h"
 
 namespace nodeplan::verify_internal {
 namespace {
@@ -27,6 +27,47 @@ Expr ToExpr(const v1::NodeSelectorRequirement& r) {
   e.op = r.operator_();
   e.values.assign(r.values().begin(), r.values().end());
   return e;
+}
+
+// A Go int64 (strconv.ParseInt base 10): optional sign, digits, in range.
+std::optional<int64_t> ParseInt64(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  const bool negative = s[0] == '-';
+  // Accumulate negatively so that the minimum int64 fits.
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const int digit = s[i] - '0';
+    if (v < (std::numeric_limits<int64_t>::min() + digit) / 10) {
+      return std::nullopt;
+    }
+    v = v * 10 - digit;
+  }
+  if (!negative) {
+    if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
+    v = -v;
+  }
+  return v;
+}
+
+// As Kubernetes' Toleration.ToleratesTaint: an empty key matches every key
+// and the operator still decides (an empty-key Equal toleration, which the
+// API server refuses but Karpenter's code accepts, tolerates taints whose
+// value equals its own, usually "").
+bool ToleratesOne(const v1::Toleration& t, const v1::Taint& taint) {
+  if (!t.effect().empty() && t.effect() != taint.effect()) return false;
+  if (!t.key().empty() && t.key() != taint.key()) return false;
+  const std::string& op = t.operator_();
+  if (op == "Exists") return true;
+  if (op.empty() || op == "Equal") return t.value() == taint.value();
+  if (op == "Lt" || op == "Gt") {
+    const auto taint_value = ParseInt64(taint.value());
+    const auto tol_value = ParseInt64(t.value());
+    if (!taint_value || !tol_value) return false;
+    return op == "Lt" ? *taint_value < *tol_value : *taint_value > *tol_value;
+  }
+  return false;
 }
 
 }  // namespace
@@ -117,7 +158,7 @@ bool PodFitsPossibly(const PodFacts& pod, const LabelLookup& space) {
 bool Tolerates(const std::vector<v1::Toleration>& tolerations,
                const v1::Taint& taint) {
   for (const auto& t : tolerations) {
-    if (ToleratesTaint(t, taint)) return true;
+    if (ToleratesOne(t, taint)) return true;
   }
   return false;
 }

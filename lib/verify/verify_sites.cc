@@ -139,18 +139,37 @@ void Verifier::IndexExistingSites() {
       view.labels[labels::kHostname] = Domain::Fixed(site.name);
     }
     auto nodepool = node.metadata().labels().find(labels::kNodePool);
-    const bool managed = nodepool != node.metadata().labels().end();
-    if (managed) site.node_pool = nodepool->second;
-    // Karpenter's StateNode: with a NodeClaim the node is managed, and
-    // until its karpenter.sh/registered and karpenter.sh/initialized labels
-    // say "true" the NodeClaim's taints, and its allocatable where the Node
-    // reports zero, stand in for the Node's.
+    if (nodepool != node.metadata().labels().end()) {
+      site.node_pool = nodepool->second;
+    }
+    // Karpenter's StateNode, written out again: with a NodeClaim the node
+    // is managed; until its karpenter.sh/registered label says "true" the
+    // NodeClaim's taints stand in for the Node's; until it is initialized,
+    // known ephemeral and startup taints are ignored and the NodeClaim's
+    // allocatable fills what the Node reports as zero.
     auto claim_it = claim_of_node.find(site.name);
     const v1::NodeClaim* claim =
         claim_it == claim_of_node.end() ? nullptr : claim_it->second;
-    const bool initialized = StateNodeInitialized(node, claim);
-    for (const auto& t : StateNodeTaints(node, claim)) {
-      if (t.effect() != "PreferNoSchedule") site.hard_taints.push_back(t);
+    auto label_true = [&](const std::string& key) {
+      auto it = node.metadata().labels().find(key);
+      return it != node.metadata().labels().end() && it->second == "true";
+    };
+    const bool managed = claim != nullptr;
+    const bool registered = label_true("karpenter.sh/registered");
+    const bool initialized = !managed || label_true(labels::kInitialized);
+    const auto& taints =
+        managed && !registered ? claim->spec().taints() : node.spec().taints();
+    for (const auto& t : taints) {
+      if (t.effect() == "PreferNoSchedule") continue;
+      if (!initialized) {
+        if (IsKnownEphemeralTaint(t)) continue;
+        bool startup = false;
+        for (const auto& s : claim->spec().startup_taints()) {
+          if (s.key() == t.key() && s.effect() == t.effect()) startup = true;
+        }
+        if (startup) continue;
+      }
+      site.hard_taints.push_back(t);
     }
     std::string error;
     Resources allocatable;

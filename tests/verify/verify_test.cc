@@ -497,6 +497,30 @@ std::vector<Case> Cases() {
              MakeTaint("gpu", "true", "NoExecute");
        },
        "taints"},
+      // Karpenter's StateNode: a managed node (one with a NodeClaim) whose
+      // karpenter.sh/registered label is not "true" is seen through its
+      // NodeClaim's taints.
+      {"unregistered managed node: the NodeClaim's taints count",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "true", "NoExecute");
+         v1::NodeClaim* c = p.req.add_node_claims();
+         c->mutable_metadata()->set_name("node-1-claim");
+         c->mutable_status()->set_node_name("node-1");
+       },
+       ""},
+      {"registered managed node: the Node's taints count",
+       [](Plan& p) {
+         *p.node().mutable_spec()->add_taints() =
+             MakeTaint("gpu", "true", "NoExecute");
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/registered"] = "true";
+         v1::NodeClaim* c = p.req.add_node_claims();
+         c->mutable_metadata()->set_name("node-1-claim");
+         c->mutable_status()->set_node_name("node-1");
+       },
+       "taints"},
       {"zone spread broken",
        [](Plan& p) {
          AddSpread(p.pod("web-0"), kZone);
