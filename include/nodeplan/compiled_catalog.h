@@ -75,7 +75,13 @@ struct CompiledInstanceType {
   // DoesNotExist), and, derived from its offerings (available or not, as
   // the AWS provider does): topology.kubernetes.io/zone In [zones] and
   // karpenter.sh/capacity-type In [capacity types] (plus the reservation-id
-  // key when it has reserved offerings). Keys are normalized.
+  // key when it has reserved offerings). Keys are normalized. Scheduling
+  // reads a request's catalog as Karpenter's generic providers do instead:
+  // zones and capacity types of the available offerings only (see
+  // lib/scheduling/model.h Offering::listed); for the embedded AWS catalog
+  // the two agree. NodePoolQuery keeps every offering here so that a type
+  // whose offerings are all unavailable is rejected as such, not for a
+  // zone it seems to lack.
   Requirements requirements;
   // After capacity overlays. cpu milli, memory/ephemeral bytes, pods count,
   // extended resources in milli-units.

@@ -309,7 +309,7 @@ bool ReplayAwsTypes(const AwsTypeCache::Entry& e, Compiled& c) {
 // offerings, quantities, allocatable) and appends its types to c.types in
 // the scheduler's model. Requirements come from the catalog's labels and
 // requirements (overlays do not change them); zone and capacity-type
-// requirements are those of the available offerings.
+// requirements as the loop below says.
 absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
                                     const CatalogGroup& g, Compiled& c) {
   Interner& in = c.in;
@@ -372,14 +372,15 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
         off.reservation_capacity = o.reservation_capacity();
         if (off.reservation_capacity <= 0) off.available = false;
       }
-      if (off.available) {
+      off.listed = g.aws || co.available;  // see Offering::listed
+      if (off.listed) {
         zones.push_back(off.zone);
         cts.push_back(off.capacity_type);
       }
       it.offerings.push_back(off);
     }
     // Requirements: labels, extra requirements, then the ones every type
-    // defines (name, zones and capacity types of available offerings).
+    // defines (name, and the zones and capacity types of listed offerings).
     std::vector<std::pair<std::string, std::string>> labels(t.labels().begin(),
                                                             t.labels().end());
     std::sort(labels.begin(), labels.end());
@@ -387,8 +388,7 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
       it.reqs.Add(Requirement::In(in.InternKey(labels::NormalizeLabelKey(key)),
                                   in.InternValue(value)));
     absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
-        t.requirements(), in, /*use_min_values=*/true,
-        absl::StrCat("catalog.instanceTypes[", t.name(), "].requirements"));
+        t.requirements(), in, /*use_min_values=*/true, path + ".requirements");
     if (!extra.ok()) return extra.status();
     it.reqs.Add(*extra);
     it.reqs.Add(Requirement::In(k.instance_type, it.name_id));
@@ -563,17 +563,18 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     for (size_t i = group.begin; i < group.end; ++i) {
       const InstanceType& it = c.types[i];
       pool.catalog.Set(i);
+      uint64_t in_class_zones = 0;
       for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
         const Offering& o = it.offerings[j];
-        if (o.available &&
-            (class_zones.empty() || class_zones.contains(o.zone.id)))
-          pool.catalog_offering_mask[i] |= uint64_t{1} << j;
+        if (!class_zones.empty() && !class_zones.contains(o.zone.id)) continue;
+        in_class_zones |= uint64_t{1} << j;
+        if (o.listed) pool.catalog_offering_mask[i] |= uint64_t{1} << j;
       }
       if (!it.reqs.Intersects(pool.reqs)) continue;
       uint64_t mask = 0;
       for (size_t j = 0; j < it.offerings.size() && j < 64; ++j) {
         const Offering& o = it.offerings[j];
-        if (!(pool.catalog_offering_mask[i] >> j & 1)) continue;
+        if (!(in_class_zones >> j & 1) || !o.available) continue;
         if (!OfferingCompatible(o, pool.reqs, k)) continue;
         mask |= uint64_t{1} << j;
       }

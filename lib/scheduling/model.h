@@ -33,7 +33,15 @@ struct Offering {
   LabelValue capacity_type;
   LabelValue reservation;  // id kNoId: not a reservation
   double price = 0;
+  // Can launch: marked available in the catalog, not in the request's
+  // unavailable offerings, and a reservation with capacity left.
   bool available = true;
+  // Counts in the type's zone and capacity-type requirements (and so in the
+  // topology domain universe): for the embedded AWS catalog every offering
+  // (the AWS provider derives them from where the type is offered), for a
+  // request's catalog the offerings the catalog marks available (Karpenter's
+  // Offerings.Available(), which an exhausted reservation does not leave).
+  bool listed = true;
   int32_t reservation_capacity = 0;
 };
 
@@ -61,7 +69,7 @@ struct Pool {
   TypeSet types;
   std::vector<uint64_t> offering_mask;
   // Every instance type of the NodePool's catalog, compatible or not (what
-  // the cloud provider returns for it), and per type its available offerings
+  // the cloud provider returns for it), and per type its listed offerings
   // in the NodeClass zones: the topology domain universe is built from these.
   TypeSet catalog;
   std::vector<uint64_t> catalog_offering_mask;

@@ -934,8 +934,8 @@ void Round::BuildDomainUniverse() {
     const Pool& pool = c_.pools[p];
     pool.catalog.ForEach([&](size_t i) {
       const InstanceType& type = c_.types[i];
-      // The type's zones and capacity types are those of its available
-      // offerings in the NodeClass zones.
+      // The type's zones and capacity types are those of its listed
+      // offerings (Offering::listed) in the NodeClass zones.
       absl::InlinedVector<LabelValue, 8> zones, cts;
       for (size_t j = 0; j < type.offerings.size() && j < 64; ++j)
         if (pool.catalog_offering_mask[i] >> j & 1) {

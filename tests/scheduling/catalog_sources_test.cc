@@ -240,6 +240,47 @@ TEST(CatalogSources, OverlaysApplyToEveryAwsCatalog) {
   EXPECT_LE(after.cost(), before.cost() * 11);
 }
 
+// The AWS provider builds an instance type's zone requirement from the zones
+// the type is offered in (and the NodeClass's subnets), whatever its ICE
+// cache says, so a zone where the only type is out of capacity is still a
+// topology domain. The same shape as Reserved.AnExhaustedReservationsZone-
+// IsStillADomain (which the Karpenter harness confirms on a catalog of the
+// request): 4 pods in a DoNotSchedule zone spread, two zones launchable,
+// one listed but not: 2 placed, 2 unschedulable.
+TEST(CatalogSources, AnIceZoneOfTheAwsCatalogIsStillADomain) {
+  v1::ScheduleRequest r;
+  r.set_catalog_ref("aws");
+  v1::NodeClass node_class = NodeClass("default", "20Gi", "us-east-1a");
+  for (const char* z : {"us-east-1b", "us-east-1c"}) {
+    auto* subnet = node_class.mutable_status()->add_subnets();
+    subnet->set_id(absl::StrCat("subnet-", z));
+    subnet->set_zone(z);
+  }
+  *r.add_node_classes() = node_class;
+  v1::NodePool pool = AwsPool("default", "default", 0);
+  pool.MergeFrom(
+      Parse<v1::NodePool>(R"pb(spec { template { spec { requirements {
+      key: "node.kubernetes.io/instance-type" operator: "In" values: "m5.large" } } } })pb"));
+  *r.add_node_pools() = pool;
+  auto* ice = r.add_unavailable_offerings();
+  ice->set_instance_type("m5.large");
+  ice->set_zone("us-east-1c");
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("web-", i), "1500m", "1Gi",
+                        R"pb(metadata { labels { key: "app" value: "web" } }
+        spec { topology_spread_constraints { max_skew: 1
+          topology_key: "topology.kubernetes.io/zone" when_unsatisfiable: "DoNotSchedule"
+          label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  auto resp = MustSchedule(r);
+  int placed = 0;
+  for (const auto& c : resp.new_node_claims()) {
+    placed += c.pods_size();
+    EXPECT_NE(c.launch().zone(), "us-east-1c");
+  }
+  EXPECT_EQ(placed, 2);
+  EXPECT_EQ(resp.unschedulable_size(), 2);
+}
+
 TEST(CatalogSources, UnavailableOfferingsApplyToAwsCatalogs) {
   auto r = TwoNodeClasses();
   *r.add_pods() = Pod("a", "1", "1Gi");

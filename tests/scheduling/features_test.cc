@@ -81,6 +81,48 @@ TEST(Reserved, ReservedOfferingFirstAndCapacityTracked) {
               HasSubstr("could not be reserved"));
 }
 
+// A reservation with no capacity left still lists its zone in the type's
+// zone requirement (Karpenter's generic providers build it from
+// Offerings.Available(), which does not look at reservation capacity), so
+// that zone is a topology domain: with one type offered on demand in zones 1
+// and 2 and reserved (exhausted) in zone 3, a DoNotSchedule zone spread of 4
+// pods places 2 and leaves 2 unschedulable, as the Karpenter harness does
+// for this input.
+TEST(Reserved, AnExhaustedReservationsZoneIsStillADomain) {
+  auto r = Request(1);
+  auto& type = *r.mutable_catalog()->mutable_instance_types(0);
+  type.clear_offerings();
+  for (const char* z : {"test-zone-1", "test-zone-2"}) {
+    auto* o = type.add_offerings();
+    o->set_zone(z);
+    o->set_capacity_type("on-demand");
+    o->set_price(0.1);
+  }
+  auto* o = type.add_offerings();
+  o->set_zone("test-zone-3");
+  o->set_capacity_type("reserved");
+  o->set_price(0.01);
+  o->set_reservation_id("cr-1");
+  o->set_reservation_capacity(0);
+  r.mutable_node_pools(0)
+      ->mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_requirements(0)
+      ->add_values("reserved");
+  for (int i = 0; i < 4; ++i)
+    *r.add_pods() = Pod(absl::StrCat("web-", i), "700m", "64Mi",
+                        R"pb(metadata { labels { key: "app" value: "web" } }
+        spec { topology_spread_constraints { max_skew: 1
+          topology_key: "topology.kubernetes.io/zone" when_unsatisfiable: "DoNotSchedule"
+          label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  auto resp = MustSchedule(r);
+  int placed = 0;
+  for (const auto& c : resp.new_node_claims()) placed += c.pods_size();
+  EXPECT_EQ(placed, 2);
+  EXPECT_EQ(resp.unschedulable_size(), 2);
+}
+
 TEST(Volumes, BoundVolumeZoneConstrainsTheNodeClaim) {
   auto r = Request();
   *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(
