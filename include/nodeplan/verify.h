@@ -60,6 +60,12 @@
 //                  it may launch in.
 //   host-ports     two pods (or a pod and a DaemonSet that could run there)
 //                  claim the same host port, protocol and address.
+//   min-values     a new NodeClaim's instance-type options give fewer
+//                  distinct values of a key than a minValues of its own
+//                  requirements (or, unless options.minValuesPolicy is
+//                  BestEffort, of its NodePool's) asks for; values are
+//                  counted as Karpenter counts them, a type's zones and
+//                  capacity types from all its offerings.
 //   limits         a NodePool's existing nodes plus launched instance types
 //                  exceed spec.limits (for `nodes`: launches while existing
 //                  nodes already reach the limit).

@@ -191,6 +191,11 @@ class Verifier {
                    const std::vector<Expr>& claim_requirements,
                    bool launch_listed, Site& site);
 
+  // The options of a new NodeClaim reach every minValues of its own
+  // requirements (and, unless the policy is BestEffort, of its NodePool's).
+  void CheckMinValues(const v1::NewNodeClaim& claim, const v1::NodePool& pool,
+                      const Site& site);
+
   // --- placements: labels, taints, resources ---
 
   void CheckPlacements();

@@ -319,6 +319,69 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
     site.views.push_back(std::move(view));
   }
   CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
+  CheckMinValues(claim, pool, site);
+}
+
+namespace {
+
+// The values Karpenter's minValues counts for `key` on one instance type
+// (InstanceTypes.SatisfiesMinValues reads Requirements.Get(key).Values()):
+// its name, a label's value, an In's or NotIn's listed values. Zones and
+// capacity types are those of every offering, and several requirements on
+// the key count the union: never fewer values than Karpenter counts, so a
+// correct plan is never flagged.
+std::set<std::string> MinValuesOf(const v1::InstanceType& type,
+                                  const std::string& key) {
+  std::set<std::string> out;
+  if (key == "node.kubernetes.io/instance-type") return {type.name()};
+  if (key == labels::kZone || key == labels::kCapacityType) {
+    for (const auto& o : type.offerings()) {
+      out.insert(key == labels::kZone ? o.zone() : o.capacity_type());
+    }
+    return out;
+  }
+  for (const auto& [k, v] : type.labels()) {
+    if (NormalizeKey(k) == key) return {v};
+  }
+  for (const auto& r : type.requirements()) {
+    if (NormalizeKey(r.key()) != key) continue;
+    if (r.operator_() == "In" || r.operator_() == "NotIn") {
+      out.insert(r.values().begin(), r.values().end());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Verifier::CheckMinValues(const v1::NewNodeClaim& claim,
+                              const v1::NodePool& pool, const Site& site) {
+  std::map<std::string, int32_t> floors;
+  auto take = [&](const v1::NodeSelectorRequirement& r) {
+    if (!r.has_min_values()) return;
+    int32_t& floor = floors[NormalizeKey(r.key())];
+    floor = std::max(floor, r.min_values());
+  };
+  for (const auto& r : claim.node_claim().spec().requirements()) take(r);
+  if (request_.options().min_values_policy() != "BestEffort") {
+    for (const auto& r : pool.spec().template_().spec().requirements()) {
+      take(r);
+    }
+  }
+  for (const auto& [key, floor] : floors) {
+    std::set<std::string> seen;
+    for (const auto& name : claim.instance_types()) {
+      if (const v1::InstanceType* type = FindType(pool, name)) {
+        std::set<std::string> values = MinValuesOf(*type, key);
+        seen.insert(values.begin(), values.end());
+      }
+    }
+    if (static_cast<int32_t>(seen.size()) < floor) {
+      Add("min-values", site.subject,
+          absl::StrCat("the instance-type options give ", seen.size(),
+                       " distinct values of ", key, ", minValues is ", floor));
+    }
+  }
 }
 
 void Verifier::CheckLaunch(const v1::NewNodeClaim& claim,

@@ -653,6 +653,53 @@ std::vector<Case> Cases() {
          AddHostPort(*p.pod("web-0").mutable_spec(), 8080);
        },
        "host-ports"},
+      {"minValues met by the options",
+       [](Plan& p) {
+         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
+         r.set_min_values(2);
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_requirements() = r;
+       },
+       ""},
+      {"minValues not met by the options",
+       [](Plan& p) {
+         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
+         r.set_min_values(2);
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_requirements() = r;
+         p.claim().clear_instance_types();
+         p.claim().add_instance_types("small");
+       },
+       "min-values"},
+      {"minValues of the NodeClaim's own requirements",
+       [](Plan& p) {
+         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
+         r.set_min_values(3);
+         *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() =
+             r;
+       },
+       "min-values"},
+      {"BestEffort: a relaxed NodeClaim minValues stands",
+       [](Plan& p) {
+         p.req.mutable_options()->set_min_values_policy("BestEffort");
+         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
+         r.set_min_values(3);
+         *p.pool()
+              .mutable_spec()
+              ->mutable_template_()
+              ->mutable_spec()
+              ->add_requirements() = r;
+         r.set_min_values(2);
+         *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() =
+             r;
+       },
+       ""},
       {"NodePool limits within",
        [](Plan& p) {
          (*p.pool().mutable_spec()->mutable_limits())["cpu"] = "4";
