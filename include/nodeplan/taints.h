@@ -107,6 +107,10 @@ TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim);
 // StateNode.Initialized: true without a NodeClaim, else the Node's label
 // karpenter.sh/initialized is "true".
 bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim);
+// StateNode.Registered: true without a NodeClaim, else the Node's label
+// karpenter.sh/registered is "true". Until then Karpenter names the node,
+// and reads its labels, from the NodeClaim.
+bool StateNodeRegistered(const v1::Node& node, const v1::NodeClaim* claim);
 
 }  // namespace nodeplan
 

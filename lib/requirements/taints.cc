@@ -159,6 +159,10 @@ bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim) {
   return claim == nullptr || LabelIsTrue(node, labels::kInitialized);
 }
 
+bool StateNodeRegistered(const v1::Node& node, const v1::NodeClaim* claim) {
+  return claim == nullptr || LabelIsTrue(node, labels::kRegistered);
+}
+
 TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim) {
   NodeTaintsInput in;
   in.node_taints = &node.spec().taints();

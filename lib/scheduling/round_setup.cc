@@ -549,6 +549,19 @@ absl::Status FillZerosFromClaim(
   return absl::OkStatus();
 }
 
+// A NodeClaim's labels as a node it becomes would carry them: its own, and
+// the value of each single-valued In requirement (instance type, zone,
+// capacity type, ... as the launch sets them).
+std::map<std::string, std::string> ClaimLabels(const v1::NodeClaim& nc) {
+  std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
+                                            nc.metadata().labels().end());
+  for (const auto& r : nc.spec().requirements())
+    if (r.operator_() == "In" && r.values_size() == 1 &&
+        !labels.contains(r.key()))
+      labels[r.key()] = r.values(0);
+  return labels;
+}
+
 // The catalog entry of an in-flight NodeClaim's instance type (-1: none):
 // the one in its NodePool's catalog when there is one, else the first.
 template <typename PoolIndex>
@@ -676,19 +689,25 @@ absl::Status Round::CompileExisting() {
       e.request_claim = it->second;
     }
     // Karpenter's StateNode: managed with a NodeClaim, and only then
-    // possibly uninitialized or unregistered (nodeplan/taints.h).
+    // possibly uninitialized or unregistered (nodeplan/taints.h). Until it
+    // registers, the node goes by its NodeClaim's name and labels (Name(),
+    // Labels(), HostName()), and a placement on it names the NodeClaim.
     e.initialized = StateNodeInitialized(node, nc);
     for (v1::Taint& t : StateNodeTaints(node, nc))
       e.taints.push_back(std::move(t));
-    std::vector<std::pair<std::string, std::string>> ls(labels.begin(),
-                                                        labels.end());
-    std::sort(ls.begin(), ls.end());
-    for (const auto& [key, value] : ls)
+    std::map<std::string, std::string> state_labels;
+    if (!StateNodeRegistered(node, nc)) {
+      e.name = nc->metadata().name();
+      e.is_claim = true;
+      state_labels = ClaimLabels(*nc);
+    } else {
+      state_labels.insert(labels.begin(), labels.end());
+    }
+    for (const auto& [key, value] : state_labels)
       e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
-    std::string host = labels.contains(labels::kHostname)
-                           ? labels.at(labels::kHostname)
-                           : e.name;
-    e.hostname = in_.InternValue(host);
+    auto host = state_labels.find(std::string(labels::kHostname));
+    e.hostname =
+        in_.InternValue(host != state_labels.end() ? host->second : e.name);
     e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
     auto alloc = dims_.ParseList(node.status().allocatable(),
                                  path + ".status.allocatable");
@@ -776,12 +795,7 @@ absl::Status Round::CompileExisting() {
     taints_in.managed = true;
     for (v1::Taint& t : EffectiveNodeTaints(taints_in))
       e.taints.push_back(std::move(t));
-    std::map<std::string, std::string> labels(nc.metadata().labels().begin(),
-                                              nc.metadata().labels().end());
-    for (const auto& r : nc.spec().requirements())
-      if (r.operator_() == "In" && r.values_size() == 1 &&
-          !labels.contains(r.key()))
-        labels[r.key()] = r.values(0);
+    const std::map<std::string, std::string> labels = ClaimLabels(nc);
     for (const auto& [key, value] : labels)
       e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
     e.hostname = in_.InternValue(e.name);

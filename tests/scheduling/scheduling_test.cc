@@ -451,6 +451,42 @@ TEST(Schedule, ReasonsPrintQuantitiesAsKubernetesDoes) {
               ::testing::HasSubstr(R"("cpu":"2k","memory":"1k")"));
 }
 
+// StateNode.Name() and Labels(): until its karpenter.sh/registered label
+// says "true", a managed node goes by its NodeClaim's name and labels, so a
+// pod lands on it as on the NodeClaim, and a label only the Node carries does
+// not count yet.
+TEST(Schedule, UnregisteredNodeGoesByItsNodeClaim) {
+  for (bool registered : {false, true}) {
+    auto r = Request();
+    v1::Node& node = *r.add_nodes() = ExistingNode("node-1", "4", false);
+    (*node.mutable_metadata()->mutable_labels())["example.com/team"] = "blue";
+    if (registered)
+      (*node.mutable_metadata()->mutable_labels())["karpenter.sh/registered"] =
+          "true";
+    v1::NodeClaim* c = r.add_node_claims();
+    c->mutable_metadata()->set_name("default-abcde");
+    (*c->mutable_metadata()->mutable_labels())["karpenter.sh/nodepool"] =
+        "default";
+    (*c->mutable_metadata()->mutable_labels())["topology.kubernetes.io/zone"] =
+        "test-zone-1";
+    c->mutable_status()->set_node_name("node-1");
+    *r.add_pods() = Pod("any", "1", "1Gi");
+    *r.add_pods() = Pod("blue", "1", "1Gi", R"pb(spec { node_selector {
+        key: "example.com/team" value: "blue" } })pb");
+    auto resp = MustSchedule(r);
+    ASSERT_EQ(resp.existing_nodes_size(), 1) << registered;
+    const auto& placed = resp.existing_nodes(0);
+    EXPECT_EQ(placed.name(), registered ? "node-1" : "default-abcde");
+    EXPECT_EQ(placed.kind(), registered ? "Node" : "NodeClaim");
+    std::vector<std::string> pods(placed.pods().begin(), placed.pods().end());
+    std::sort(pods.begin(), pods.end());
+    const std::vector<std::string> want =
+        registered ? std::vector<std::string>({"default/any", "default/blue"})
+                   : std::vector<std::string>({"default/any"});
+    EXPECT_EQ(pods, want);
+  }
+}
+
 // Karpenter's sortExistingNodes: initialized first, then by name. Only a node
 // with a NodeClaim can be uninitialized (StateNode.Initialized).
 TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
@@ -458,8 +494,10 @@ TEST(Schedule, ExistingNodesFirstInitializedThenByName) {
     auto r = Request();
     for (auto [name, initialized] :
          {std::pair{"b-node", true}, {"a-node", false}, {"c-node", true}}) {
-      *r.add_nodes() = ExistingNode(name, "4", initialized);
+      v1::Node& node = *r.add_nodes() = ExistingNode(name, "4", initialized);
       if (!with_claims) continue;
+      (*node.mutable_metadata()->mutable_labels())["karpenter.sh/registered"] =
+          "true";
       v1::NodeClaim* c = r.add_node_claims();
       c->mutable_metadata()->set_name(absl::StrCat(name, "-claim"));
       (*c->mutable_metadata()->mutable_labels())["karpenter.sh/nodepool"] =
