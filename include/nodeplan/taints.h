@@ -101,16 +101,19 @@ struct NodeTaintsInput {
 // taints matching (MatchTaint) a startup taint. Order preserved.
 TaintList EffectiveNodeTaints(const NodeTaintsInput& input);
 
-// The same for a Node and its NodeClaim (nullptr: none, so not managed),
-// reading registered and initialized from the Node's labels.
-TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim);
-// StateNode.Initialized: true without a NodeClaim, else the Node's label
-// karpenter.sh/initialized is "true".
-bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim);
-// StateNode.Registered: true without a NodeClaim, else the Node's label
-// karpenter.sh/registered is "true". Until then Karpenter names the node,
-// and reads its labels, from the NodeClaim.
-bool StateNodeRegistered(const v1::Node& node, const v1::NodeClaim* claim);
+// Karpenter's StateNode for a Node and its NodeClaim. `claim` nullptr: an
+// unmanaged Node; `node` nullptr: a NodeClaim in flight (no Node yet).
+// Registered and initialized are read from the Node's labels.
+//
+// StateNode.Taints: EffectiveNodeTaints of the pair.
+TaintList StateNodeTaints(const v1::Node* node, const v1::NodeClaim* claim);
+// StateNode.Initialized: true without a NodeClaim, else the Node exists and
+// its label karpenter.sh/initialized is "true".
+bool StateNodeInitialized(const v1::Node* node, const v1::NodeClaim* claim);
+// StateNode.Registered: true without a NodeClaim, else the Node exists and
+// its label karpenter.sh/registered is "true". Until then Karpenter names
+// the node, and reads its labels, from the NodeClaim.
+bool StateNodeRegistered(const v1::Node* node, const v1::NodeClaim* claim);
 
 }  // namespace nodeplan
 

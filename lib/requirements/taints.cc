@@ -148,30 +148,31 @@ TaintList EffectiveNodeTaints(const NodeTaintsInput& input) {
 
 namespace {
 
-bool LabelIsTrue(const v1::Node& node, absl::string_view key) {
-  auto it = node.metadata().labels().find(std::string(key));
-  return it != node.metadata().labels().end() && it->second == "true";
+bool LabelIsTrue(const v1::Node* node, absl::string_view key) {
+  if (node == nullptr) return false;
+  auto it = node->metadata().labels().find(std::string(key));
+  return it != node->metadata().labels().end() && it->second == "true";
 }
 
 }  // namespace
 
-bool StateNodeInitialized(const v1::Node& node, const v1::NodeClaim* claim) {
+bool StateNodeInitialized(const v1::Node* node, const v1::NodeClaim* claim) {
   return claim == nullptr || LabelIsTrue(node, labels::kInitialized);
 }
 
-bool StateNodeRegistered(const v1::Node& node, const v1::NodeClaim* claim) {
+bool StateNodeRegistered(const v1::Node* node, const v1::NodeClaim* claim) {
   return claim == nullptr || LabelIsTrue(node, labels::kRegistered);
 }
 
-TaintList StateNodeTaints(const v1::Node& node, const v1::NodeClaim* claim) {
+TaintList StateNodeTaints(const v1::Node* node, const v1::NodeClaim* claim) {
   NodeTaintsInput in;
-  in.node_taints = &node.spec().taints();
+  if (node != nullptr) in.node_taints = &node->spec().taints();
   if (claim != nullptr) {
     in.nodeclaim_taints = &claim->spec().taints();
     in.nodeclaim_startup_taints = &claim->spec().startup_taints();
   }
   in.managed = claim != nullptr;
-  in.registered = LabelIsTrue(node, labels::kRegistered);
+  in.registered = StateNodeRegistered(node, claim);
   in.initialized = StateNodeInitialized(node, claim);
   return EffectiveNodeTaints(in);
 }

@@ -692,11 +692,11 @@ absl::Status Round::CompileExisting() {
     // possibly uninitialized or unregistered (nodeplan/taints.h). Until it
     // registers, the node goes by its NodeClaim's name and labels (Name(),
     // Labels(), HostName()), and a placement on it names the NodeClaim.
-    e.initialized = StateNodeInitialized(node, nc);
-    for (v1::Taint& t : StateNodeTaints(node, nc))
+    e.initialized = StateNodeInitialized(&node, nc);
+    for (v1::Taint& t : StateNodeTaints(&node, nc))
       e.taints.push_back(std::move(t));
     std::map<std::string, std::string> state_labels;
-    if (!StateNodeRegistered(node, nc)) {
+    if (!StateNodeRegistered(&node, nc)) {
       e.name = nc->metadata().name();
       e.is_claim = true;
       state_labels = ClaimLabels(*nc);
@@ -789,11 +789,7 @@ absl::Status Round::CompileExisting() {
     e.name = nc.metadata().name();
     e.is_claim = true;
     e.request_claim = ci;
-    NodeTaintsInput taints_in;  // no Node: the NodeClaim's, uninitialized
-    taints_in.nodeclaim_taints = &nc.spec().taints();
-    taints_in.nodeclaim_startup_taints = &nc.spec().startup_taints();
-    taints_in.managed = true;
-    for (v1::Taint& t : EffectiveNodeTaints(taints_in))
+    for (v1::Taint& t : StateNodeTaints(nullptr, &nc))
       e.taints.push_back(std::move(t));
     const std::map<std::string, std::string> labels = ClaimLabels(nc);
     for (const auto& [key, value] : labels)

@@ -1,6 +1,5 @@
 #include "verify/pod_facts.h"
 
-#include <cctype>
 #include <limits>
 #include <optional>
 

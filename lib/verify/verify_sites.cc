@@ -155,7 +155,7 @@ void Verifier::IndexExistingSites() {
       return it != node.metadata().labels().end() && it->second == "true";
     };
     const bool managed = claim != nullptr;
-    const bool registered = label_true("karpenter.sh/registered");
+    const bool registered = label_true(labels::kRegistered);
     const bool initialized = !managed || label_true(labels::kInitialized);
     const auto& taints =
         managed && !registered ? claim->spec().taints() : node.spec().taints();

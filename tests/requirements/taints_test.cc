@@ -123,6 +123,49 @@ TEST(TaintsTest, KnownEphemeralTaints) {
   EXPECT_FALSE(MatchTaint(T("a", "x", "NoSchedule"), T("a", "x", "NoExecute")));
 }
 
+// Karpenter's StateNode (statenode.go): managed means "has a NodeClaim";
+// registered and initialized are the Node's labels; a NodeClaim without a
+// Node is neither.
+TEST(TaintsTest, StateNodeReadsTheNodeAndItsNodeClaim) {
+  v1::Node node;
+  *node.mutable_spec()->add_taints() = T("node-only", "", "NoSchedule");
+  *node.mutable_spec()->add_taints() =
+      T("node.kubernetes.io/not-ready", "", "NoSchedule");
+  v1::NodeClaim claim;
+  *claim.mutable_spec()->add_taints() = T("claim-only", "", "NoSchedule");
+  *claim.mutable_spec()->add_taints() = T("boot", "x", "NoSchedule");
+  *claim.mutable_spec()->add_startup_taints() = T("boot", "y", "NoSchedule");
+  auto keys = [](const TaintList& list) {
+    std::vector<std::string> out;
+    for (const v1::Taint& t : list) out.push_back(t.key());
+    return out;
+  };
+  using Keys = std::vector<std::string>;
+  // Unmanaged: initialized and registered whatever the labels say.
+  EXPECT_TRUE(StateNodeInitialized(&node, nullptr));
+  EXPECT_TRUE(StateNodeRegistered(&node, nullptr));
+  EXPECT_EQ(keys(StateNodeTaints(&node, nullptr)),
+            (Keys{"node-only", "node.kubernetes.io/not-ready"}));
+  // Managed, neither label: the NodeClaim's taints, startup ones dropped.
+  EXPECT_FALSE(StateNodeInitialized(&node, &claim));
+  EXPECT_FALSE(StateNodeRegistered(&node, &claim));
+  EXPECT_EQ(keys(StateNodeTaints(&node, &claim)), (Keys{"claim-only"}));
+  // Registered, not initialized: the Node's, ephemeral ones dropped.
+  auto& labels = *node.mutable_metadata()->mutable_labels();
+  labels["karpenter.sh/registered"] = "true";
+  EXPECT_TRUE(StateNodeRegistered(&node, &claim));
+  EXPECT_EQ(keys(StateNodeTaints(&node, &claim)), (Keys{"node-only"}));
+  // Initialized: every taint of the Node.
+  labels["karpenter.sh/initialized"] = "true";
+  EXPECT_TRUE(StateNodeInitialized(&node, &claim));
+  EXPECT_EQ(keys(StateNodeTaints(&node, &claim)),
+            (Keys{"node-only", "node.kubernetes.io/not-ready"}));
+  // In flight (no Node): the NodeClaim's, uninitialized.
+  EXPECT_FALSE(StateNodeInitialized(nullptr, &claim));
+  EXPECT_FALSE(StateNodeRegistered(nullptr, &claim));
+  EXPECT_EQ(keys(StateNodeTaints(nullptr, &claim)), (Keys{"claim-only"}));
+}
+
 TEST(TaintsTest, EffectiveNodeTaints) {
   TaintList node, claim, startup;
   *node.Add() = T("node.kubernetes.io/not-ready", "", "NoSchedule");

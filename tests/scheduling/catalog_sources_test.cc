@@ -265,12 +265,7 @@ TEST(CatalogSources, AnIceZoneOfTheAwsCatalogIsStillADomain) {
   auto* ice = r.add_unavailable_offerings();
   ice->set_instance_type("m5.large");
   ice->set_zone("us-east-1c");
-  for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("web-", i), "1500m", "1Gi",
-                        R"pb(metadata { labels { key: "app" value: "web" } }
-        spec { topology_spread_constraints { max_skew: 1
-          topology_key: "topology.kubernetes.io/zone" when_unsatisfiable: "DoNotSchedule"
-          label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  AddZoneSpreadPods(r, 4, "1500m", "1Gi");
   auto resp = MustSchedule(r);
   int placed = 0;
   for (const auto& c : resp.new_node_claims()) {

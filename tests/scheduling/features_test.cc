@@ -110,12 +110,7 @@ TEST(Reserved, AnExhaustedReservationsZoneIsStillADomain) {
       ->mutable_spec()
       ->mutable_requirements(0)
       ->add_values("reserved");
-  for (int i = 0; i < 4; ++i)
-    *r.add_pods() = Pod(absl::StrCat("web-", i), "700m", "64Mi",
-                        R"pb(metadata { labels { key: "app" value: "web" } }
-        spec { topology_spread_constraints { max_skew: 1
-          topology_key: "topology.kubernetes.io/zone" when_unsatisfiable: "DoNotSchedule"
-          label_selector { match_labels { key: "app" value: "web" } } } })pb");
+  AddZoneSpreadPods(r, 4, "700m", "64Mi");
   auto resp = MustSchedule(r);
   int placed = 0;
   for (const auto& c : resp.new_node_claims()) placed += c.pods_size();

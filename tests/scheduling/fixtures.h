@@ -95,6 +95,18 @@ inline v1::Pod Pod(const std::string& name, const std::string& cpu,
   return p;
 }
 
+// `n` pods "web-<i>" (label app: web) with a DoNotSchedule zone spread
+// (maxSkew 1) over themselves.
+inline void AddZoneSpreadPods(v1::ScheduleRequest& r, int n,
+                              const std::string& cpu, const std::string& mem) {
+  for (int i = 0; i < n; ++i)
+    *r.add_pods() = Pod(absl::StrCat("web-", i), cpu, mem,
+                        R"pb(metadata { labels { key: "app" value: "web" } }
+        spec { topology_spread_constraints { max_skew: 1
+          topology_key: "topology.kubernetes.io/zone" when_unsatisfiable: "DoNotSchedule"
+          label_selector { match_labels { key: "app" value: "web" } } } })pb");
+}
+
 inline v1::ScheduleRequest Request(int types = 10) {
   v1::ScheduleRequest r;
   *r.mutable_catalog() = FakeCatalog(types);

@@ -163,6 +163,22 @@ void AddHostPort(v1::PodSpec& spec, int port) {
   p->set_container_port(port);
 }
 
+// `node.kubernetes.io/instance-type Exists` with minValues `n`, added to the
+// NodePool's requirements or (`claim`) to the NodeClaim's own.
+void AddTypeMinValues(Plan& p, int n, bool claim = false) {
+  auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
+  r.set_min_values(n);
+  if (claim) {
+    *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() = r;
+  } else {
+    *p.pool()
+         .mutable_spec()
+         ->mutable_template_()
+         ->mutable_spec()
+         ->add_requirements() = r;
+  }
+}
+
 v1::DaemonSet* AddDaemon(Plan& plan, const std::string& cpu) {
   v1::DaemonSet* ds = plan.req.add_daemon_sets();
   ds->mutable_metadata()->set_name("agent");
@@ -653,51 +669,22 @@ std::vector<Case> Cases() {
          AddHostPort(*p.pod("web-0").mutable_spec(), 8080);
        },
        "host-ports"},
-      {"minValues met by the options",
-       [](Plan& p) {
-         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
-         r.set_min_values(2);
-         *p.pool()
-              .mutable_spec()
-              ->mutable_template_()
-              ->mutable_spec()
-              ->add_requirements() = r;
-       },
+      {"minValues met by the options", [](Plan& p) { AddTypeMinValues(p, 2); },
        ""},
       {"minValues not met by the options",
        [](Plan& p) {
-         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
-         r.set_min_values(2);
-         *p.pool()
-              .mutable_spec()
-              ->mutable_template_()
-              ->mutable_spec()
-              ->add_requirements() = r;
+         AddTypeMinValues(p, 2);
          p.claim().clear_instance_types();
          p.claim().add_instance_types("small");
        },
        "min-values"},
       {"minValues of the NodeClaim's own requirements",
-       [](Plan& p) {
-         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
-         r.set_min_values(3);
-         *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() =
-             r;
-       },
-       "min-values"},
+       [](Plan& p) { AddTypeMinValues(p, 3, /*claim=*/true); }, "min-values"},
       {"BestEffort: a relaxed NodeClaim minValues stands",
        [](Plan& p) {
          p.req.mutable_options()->set_min_values_policy("BestEffort");
-         auto r = Requirement("node.kubernetes.io/instance-type", "Exists", {});
-         r.set_min_values(3);
-         *p.pool()
-              .mutable_spec()
-              ->mutable_template_()
-              ->mutable_spec()
-              ->add_requirements() = r;
-         r.set_min_values(2);
-         *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() =
-             r;
+         AddTypeMinValues(p, 3);
+         AddTypeMinValues(p, 2, /*claim=*/true);
        },
        ""},
       {"NodePool limits within",
