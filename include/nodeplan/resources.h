@@ -107,18 +107,24 @@ bool Fits(const ResourceVector& candidate, const ResourceVector& total);
 // (init container with restartPolicy Always) adds to the running sum; each
 // init container's footprint is its request plus the sidecars declared before
 // it; the result is the per-resource max of the app sum and every init
-// footprint. `pod_level_requests` (spec.resources.requests, when the caller
-// has it) overrides cpu, memory and hugepages-* of the aggregate. Then
-// spec.overhead is added. No `pods` entry (see RequestsForPods).
+// footprint. Pod-level resources (spec.resources, Kubernetes 1.34+) then
+// replace that aggregate for cpu, memory and hugepages-*: a pod-level request
+// as written, else (the API server's defaulting, only when pod-level limits
+// exist) the pod-level limit, except that a hugepages-* resource the
+// containers request keeps their aggregate. Other names at pod level are
+// ignored here (validation refuses them). Then spec.overhead is added. No
+// `pods` entry (see RequestsForPod). Errors name the field under
+// `spec_path` (the PodSpec's own path, "spec" for a Pod's).
 absl::StatusOr<ResourceVector> PodRequests(
     const v1::PodSpec& spec, Interner& names,
-    const google::protobuf::Map<std::string, std::string>* pod_level_requests =
-        nullptr);
+    absl::string_view spec_path = "spec");
+// The resources pod-level resources may name: cpu, memory, hugepages-*
+// (component-helpers IsSupportedPodLevelResource).
+bool IsPodLevelResource(absl::string_view name);
 // Karpenter's RequestsForPods for one pod: PodRequests plus pods = 1.
 absl::StatusOr<ResourceVector> RequestsForPod(
     const v1::PodSpec& spec, Interner& names,
-    const google::protobuf::Map<std::string, std::string>* pod_level_requests =
-        nullptr);
+    absl::string_view spec_path = "spec");
 // PodRequests' init/sidecar/app combination over already-parsed per-container
 // requests (each element already limits-defaulted), for callers that cache
 // container vectors. `init_is_sidecar[i]` flags init container i.

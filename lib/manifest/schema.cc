@@ -32,9 +32,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"nodeplan.v1.PodSpec", "schedulingGates",
      "scheduling gates are not modelled: kube-scheduler holds the pod until "
      "they are removed, nodeplan plans it as if they were"},
-    {"nodeplan.v1.PodSpec", "resources",
-     "pod-level resources are not modelled: only container requests and "
-     "overhead count"},
 };
 
 // Where Karpenter tells an empty map or list from an absent one: the NodePool

@@ -133,6 +133,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   rep.set_excluded_pods(response.unschedulable_size());
 
   scheduling::ResourceDims dims = c.dims;
+  Interner names(&c.in);
   const auto hard_taints = HardTaints(c);
   auto fail = [&](std::string why) {
     rep.set_available(false);
@@ -165,7 +166,8 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     std::string key = PodKey(p.metadata());
     if (!placed.contains(key) || !seen.insert(key).second)
       return absl::OkStatus();
-    auto req = scheduling::PodRequests(p.spec(), dims, "pods[" + key + "]");
+    auto req =
+        scheduling::PodRequests(p.spec(), names, dims, "pods[" + key + "]");
     if (!req.ok()) return req.status();
     Covered cv{*req, {}};
     auto tols = scheduling::CompileTolerations(p.spec().tolerations());
@@ -192,7 +194,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     const v1::PodSpec& spec = ds.spec().template_().spec();
     if (!spec.node_selector().empty() || spec.has_affinity()) continue;
     auto req = scheduling::PodRequests(
-        spec, dims, "daemonSets[" + ds.metadata().name() + "]");
+        spec, names, dims, "daemonSets[" + ds.metadata().name() + "]");
     if (!req.ok()) return fail(std::string(req.status().message()));
     auto tols = scheduling::CompileTolerations(spec.tolerations());
     for (size_t i = 0; i < c.pools.size(); ++i)
@@ -273,7 +275,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     if (p.spec().node_name().empty() || p.status().phase() == "Succeeded" ||
         p.status().phase() == "Failed")
       continue;
-    auto req = scheduling::PodRequests(p.spec(), dims,
+    auto req = scheduling::PodRequests(p.spec(), names, dims,
                                        "pods[" + PodKey(p.metadata()) + "]");
     if (req.ok()) bound_use[p.spec().node_name()] += *req;
   }

@@ -230,6 +230,7 @@ bool Fits(const ResourceVector& candidate, const ResourceVector& total) {
 namespace {
 
 absl::StatusOr<ResourceVector> ContainerRequests(const v1::Container& c,
+                                                 absl::string_view spec_path,
                                                  const char* list, int i,
                                                  Interner& names) {
   const auto& requests = c.resources().requests();
@@ -247,11 +248,15 @@ absl::StatusOr<ResourceVector> ContainerRequests(const v1::Container& c,
     }
   }
   const auto& effective = defaulted ? merged : requests;
-  // The field path is built only for an error (this runs per pod).
   absl::StatusOr<ResourceVector> r = ParseResourceList(effective, names, "");
   if (r.ok()) return r;
-  return ParseResourceList(effective, names,
-                           absl::StrCat("spec.", list, "[", i, "].resources"));
+  // The field path is built only for an error (this runs per pod), naming
+  // the list that holds the bad quantity.
+  const std::string at =
+      absl::StrCat(spec_path, ".", list, "[", i, "].resources.");
+  absl::Status s = FirstQuantityError(requests, absl::StrCat(at, "requests"));
+  if (s.ok()) s = FirstQuantityError(c.resources().limits(), at + "limits");
+  return s.ok() ? r.status() : s;
 }
 
 }  // namespace
@@ -277,53 +282,88 @@ ResourceVector CombineContainerRequests(
   return MaxResources(sum, init_max);
 }
 
-absl::StatusOr<ResourceVector> PodRequests(
-    const v1::PodSpec& spec, Interner& names,
-    const google::protobuf::Map<std::string, std::string>* pod_level_requests) {
+namespace {
+
+// The pod-level request of each supported resource after the API server's
+// defaulting (core/v1 defaultPodRequests): with pod-level limits present, a
+// hugepages-* resource the containers request defaults to their aggregate
+// and any other limited resource without a request defaults to its limit.
+// Without pod-level limits the requests stay as written.
+absl::Status ApplyPodLevelRequests(const v1::PodSpec& spec,
+                                   absl::string_view spec_path, Interner& names,
+                                   ResourceVector& out) {
+  const v1::ResourceRequirements& pod = spec.resources();
+  if (pod.requests().empty() && pod.limits().empty()) return absl::OkStatus();
+  absl::StatusOr<ResourceVector> requests = ParseResourceList(
+      pod.requests(), names, absl::StrCat(spec_path, ".resources.requests"));
+  if (!requests.ok()) return requests.status();
+  absl::StatusOr<ResourceVector> limits = ParseResourceList(
+      pod.limits(), names, absl::StrCat(spec_path, ".resources.limits"));
+  if (!limits.ok()) return limits.status();
+  auto take = [&](const ResourceVector& from, Resource r) {
+    if (from.Present(r)) out.Set(r, from.Get(r));
+  };
+  for (Resource r : {Resource::kCpu, Resource::kMemory}) {
+    take(*requests, r);
+    if (!requests->Present(r)) take(*limits, r);
+  }
+  for (const ResourceVector::Extended& e : requests->extended()) {
+    if (IsHugePages(names.KeyText(e.name))) out.SetExtended(e.name, e.milli);
+  }
+  for (const ResourceVector::Extended& e : limits->extended()) {
+    // A hugepages request the containers make stays their aggregate (already
+    // in `out`); one they do not make defaults to the pod-level limit.
+    if (IsHugePages(names.KeyText(e.name)) &&
+        !requests->GetExtended(e.name).has_value() &&
+        !out.GetExtended(e.name).has_value()) {
+      out.SetExtended(e.name, e.milli);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsPodLevelResource(absl::string_view name) {
+  return name == "cpu" || name == "memory" || IsHugePages(name);
+}
+
+absl::StatusOr<ResourceVector> PodRequests(const v1::PodSpec& spec,
+                                           Interner& names,
+                                           absl::string_view spec_path) {
   absl::InlinedVector<ResourceVector, 4> containers, inits;
   absl::InlinedVector<bool, 8> sidecar;
   for (int i = 0; i < spec.containers_size(); ++i) {
-    absl::StatusOr<ResourceVector> r =
-        ContainerRequests(spec.containers(i), "containers", i, names);
+    absl::StatusOr<ResourceVector> r = ContainerRequests(
+        spec.containers(i), spec_path, "containers", i, names);
     if (!r.ok()) return r.status();
     containers.push_back(*std::move(r));
   }
   for (int i = 0; i < spec.init_containers_size(); ++i) {
-    absl::StatusOr<ResourceVector> r =
-        ContainerRequests(spec.init_containers(i), "initContainers", i, names);
+    absl::StatusOr<ResourceVector> r = ContainerRequests(
+        spec.init_containers(i), spec_path, "initContainers", i, names);
     if (!r.ok()) return r.status();
     inits.push_back(*std::move(r));
     sidecar.push_back(spec.init_containers(i).restart_policy() == "Always");
   }
   ResourceVector out = CombineContainerRequests(containers, inits, sidecar);
-  if (pod_level_requests != nullptr && !pod_level_requests->empty()) {
-    absl::StatusOr<ResourceVector> pod_level = ParseResourceList(
-        *pod_level_requests, names, "spec.resources.requests");
-    if (!pod_level.ok()) return pod_level.status();
-    if (pod_level->Present(Resource::kCpu)) {
-      out.Set(Resource::kCpu, pod_level->cpu_milli());
-    }
-    if (pod_level->Present(Resource::kMemory)) {
-      out.Set(Resource::kMemory, pod_level->memory());
-    }
-    for (const ResourceVector::Extended& e : pod_level->extended()) {
-      if (IsHugePages(names.KeyText(e.name))) out.SetExtended(e.name, e.milli);
-    }
+  if (spec.has_resources()) {
+    absl::Status s = ApplyPodLevelRequests(spec, spec_path, names, out);
+    if (!s.ok()) return s;
   }
   if (!spec.overhead().empty()) {
-    absl::StatusOr<ResourceVector> overhead =
-        ParseResourceList(spec.overhead(), names, "spec.overhead");
+    absl::StatusOr<ResourceVector> overhead = ParseResourceList(
+        spec.overhead(), names, absl::StrCat(spec_path, ".overhead"));
     if (!overhead.ok()) return overhead.status();
     out.Add(*overhead);
   }
   return out;
 }
 
-absl::StatusOr<ResourceVector> RequestsForPod(
-    const v1::PodSpec& spec, Interner& names,
-    const google::protobuf::Map<std::string, std::string>* pod_level_requests) {
-  absl::StatusOr<ResourceVector> r =
-      PodRequests(spec, names, pod_level_requests);
+absl::StatusOr<ResourceVector> RequestsForPod(const v1::PodSpec& spec,
+                                              Interner& names,
+                                              absl::string_view spec_path) {
+  absl::StatusOr<ResourceVector> r = PodRequests(spec, names, spec_path);
   if (r.ok()) r->Set(Resource::kPods, 1);
   return r;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
+#include "nodeplan/resources.h"
 #include "nodeplan/taints.h"
 
 namespace nodeplan::scheduling {
@@ -84,77 +85,22 @@ std::string SelectorSignature(const v1::LabelSelector* sel) {
   return absl::StrCat(absl::StrJoin(parts, ";"), "|", absl::StrJoin(ex, ";"));
 }
 
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
+                                   ResourceDims& dims,
                                    const std::string& path) {
-  return PodRequests(spec, dims, [&] { return path; });
+  return PodRequests(spec, names, dims, [&] { return path; });
 }
 
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
+                                   ResourceDims& dims,
                                    absl::FunctionRef<std::string()> path) {
-  auto container = [&](const v1::Container& c, const char* list,
-                       int i) -> absl::StatusOr<ResVec> {
-    auto p = [&] { return absl::StrCat(path(), ".", list, "[", i, "]"); };
-    auto req = dims.ParseList(c.resources().requests(), [&] {
-      return absl::StrCat(p(), ".resources.requests");
-    });
-    if (!req.ok()) return req.status();
-    ResVec r = *req;
-    // The API server defaults a missing request to its limit. In name
-    // order (dimensions and the first error must not depend on the map's
-    // iteration order); sorted only when some limit defaults a request.
-    std::vector<std::pair<absl::string_view, absl::string_view>> defaulted;
-    for (const auto& [name, text] : c.resources().limits()) {
-      if (!c.resources().requests().contains(name))
-        defaulted.emplace_back(name, text);
-    }
-    std::sort(defaulted.begin(), defaulted.end());
-    for (const auto& [name, text] : defaulted) {
-      int d = dims.Dim(name);
-      if (d < 0)
-        return absl::InvalidArgumentError(
-            absl::StrCat(p(), ": too many resources"));
-      auto q = dims.Parse(d, text);
-      if (!q.ok())
-        return absl::InvalidArgumentError(absl::StrCat(
-            p(), ".resources.limits[", name, "]: ", q.status().message()));
-      if (*q < 0)
-        return absl::InvalidArgumentError(absl::StrCat(
-            p(), ".resources.limits[", name, "]: Invalid value: \"", text,
-            "\": must be greater than or equal to 0"));
-      r[d] = *q;
-    }
-    return r;
-  };
-  ResVec sum;
-  for (int i = 0; i < spec.containers_size(); ++i) {
-    auto r = container(spec.containers(i), "containers", i);
-    if (!r.ok()) return r.status();
-    sum += *r;
-  }
-  ResVec sidecars, init_max;
-  for (int i = 0; i < spec.init_containers_size(); ++i) {
-    const auto& c = spec.init_containers(i);
-    auto r = container(c, "initContainers", i);
-    if (!r.ok()) return r.status();
-    if (c.restart_policy() == "Always") {
-      sidecars += *r;
-      // A sidecar's start also needs the sidecars before it.
-      for (int d = 0; d < kMaxDims; ++d)
-        init_max[d] = std::max(init_max[d], sidecars[d]);
-    } else {
-      ResVec footprint = *r + sidecars;
-      for (int d = 0; d < kMaxDims; ++d)
-        init_max[d] = std::max(init_max[d], footprint[d]);
-    }
-  }
-  sum += sidecars;
-  for (int d = 0; d < kMaxDims; ++d) sum[d] = std::max(sum[d], init_max[d]);
-  auto oh = dims.ParseList(spec.overhead(),
-                           [&] { return absl::StrCat(path(), ".overhead"); });
-  if (!oh.ok()) return oh.status();
-  sum += *oh;
-  sum[kPods] += 1;
-  return sum;
+  absl::StatusOr<ResourceVector> requests = nodeplan::PodRequests(spec, names);
+  // The field path is built only for an error (this runs per bound pod).
+  if (!requests.ok()) requests = nodeplan::PodRequests(spec, names, path());
+  if (!requests.ok()) return requests.status();
+  absl::StatusOr<ResVec> dense = dims.FromVector(*requests, names, path);
+  if (dense.ok()) (*dense)[kPods] += 1;
+  return dense;
 }
 
 std::string PodIdentity(const v1::ObjectMeta& metadata) {

@@ -72,12 +72,15 @@ struct PodClass {
   std::string invalid;
 };
 
-// Pod requests as Kubernetes computes them (sidecar-aware init containers,
-// overhead) plus pods: 1. Missing container requests default to limits.
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
-                                   const std::string& path);
-// The same, with `path` (the spec's field path) built only for an error.
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, ResourceDims& dims,
+// nodeplan::RequestsForPod (nodeplan/resources.h: sidecar-aware init
+// containers, limits defaulting requests, pod-level resources, overhead,
+// pods: 1) in the scheduler's dimensions; `path` (the spec's field path)
+// prefixes errors.
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
+                                   ResourceDims& dims, const std::string& path);
+// The same, with `path` built only for an error.
+absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
+                                   ResourceDims& dims,
                                    absl::FunctionRef<std::string()> path);
 
 // Karpenter's provisioner Validate: empty when the pod may be scheduled.

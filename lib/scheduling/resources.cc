@@ -99,6 +99,45 @@ absl::StatusOr<ResVec> ResourceDims::ParseList(
   return out;
 }
 
+namespace {
+
+// Whole units of a quantity held in milli-units, rounded away from zero as
+// Quantity.Value() rounds the text.
+int64_t WholeUnits(int64_t milli) {
+  if (milli >= 0) return milli / 1000 + (milli % 1000 != 0 ? 1 : 0);
+  return -WholeUnits(-milli);
+}
+
+}  // namespace
+
+absl::StatusOr<ResVec> ResourceDims::FromVector(
+    const ResourceVector& v, const Interner& names,
+    absl::FunctionRef<std::string()> path) {
+  ResVec out;
+  out[kCpu] = v.cpu_milli();
+  out[kMemory] = v.memory();
+  out[kPods] = v.pods();
+  out[kEphemeral] = v.ephemeral_storage();
+  if (v.extended().empty()) return out;
+  // Dimensions for new names in name order, so their numbering does not
+  // depend on the order the names were interned in.
+  std::vector<absl::string_view> fresh;
+  for (const ResourceVector::Extended& e : v.extended()) {
+    absl::string_view name = names.KeyText(e.name);
+    if (Find(name) < 0) fresh.push_back(name);
+  }
+  std::sort(fresh.begin(), fresh.end());
+  for (absl::string_view name : fresh) {
+    if (Dim(name) < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path(), "[", name, "]: more than ", kMaxDims,
+                       " distinct resource names are not supported"));
+  }
+  for (const ResourceVector::Extended& e : v.extended())
+    out[Find(names.KeyText(e.name))] = WholeUnits(e.milli);
+  return out;
+}
+
 std::string ResourceDims::String(const ResVec& v, uint32_t mask) const {
   std::vector<std::pair<std::string, std::string>> items;
   for (int d = 0; d < size(); ++d)

@@ -15,6 +15,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/map.h"
+#include "nodeplan/interner.h"
+#include "nodeplan/resources.h"
 
 namespace nodeplan::scheduling {
 
@@ -62,6 +64,12 @@ class ResourceDims {
   absl::StatusOr<ResVec> ParseList(
       const google::protobuf::Map<std::string, std::string>& list,
       absl::FunctionRef<std::string()> path, uint32_t* present_mask = nullptr);
+  // `v` (nodeplan/resources.h) in these dimensions, adding the dimensions of
+  // its extended resources (new ones in name order); an extended resource's
+  // milli-units round up to whole units. `path` names the object in errors.
+  absl::StatusOr<ResVec> FromVector(const ResourceVector& v,
+                                    const Interner& names,
+                                    absl::FunctionRef<std::string()> path);
   // Karpenter's resources.String: {"cpu":"1","memory":"1Gi"} sorted by name,
   // non-zero entries (and entries in `mask`) only.
   std::string String(const ResVec& v, uint32_t mask = 0) const;

@@ -321,7 +321,7 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
   const v1::PodSpec& spec = pod.spec();
   cls.ns_id = in_.InternValue(cls.ns).id;
   cls.labels = LabelSet::FromMap(pod.metadata().labels(), in_);
-  auto rq = PodRequests(spec, dims_, path + ".spec");
+  auto rq = PodRequests(spec, in_, dims_, path + ".spec");
   if (!rq.ok()) return rq.status();
   cls.requests = *rq;
   cls.invalid = ValidatePod(pod);
@@ -490,7 +490,7 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
   d.name = ds.metadata().name();
   const v1::PodSpec spec = DaemonSetPodSpec(ds, newest);
   auto rq = PodRequests(
-      spec, dims_,
+      spec, in_, dims_,
       newest == nullptr
           ? absl::StrCat("daemonSets[", d.name, "].spec.template.spec")
           : absl::StrCat("pods[", newest->metadata().namespace_(), "/",
@@ -724,7 +724,7 @@ absl::Status Round::CompileExisting() {
     std::vector<std::string> present;
     for (int j : bound_on[i]) {
       const BoundPod& b = bound_[j];
-      auto rq = PodRequests(b.pod->spec(), dims_, [&] {
+      auto rq = PodRequests(b.pod->spec(), in_, dims_, [&] {
         return absl::StrCat("pods[", b.pod->metadata().name(), "].spec");
       });
       if (!rq.ok()) return rq.status();

@@ -15,6 +15,7 @@
 #include "nodeplan/limits.h"
 #include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
+#include "nodeplan/resources.h"
 #include "validation/k8s_validation.h"
 #include "validation/requirement_rules.h"
 #include "validation/violations.h"
@@ -545,6 +546,77 @@ void CheckPdbSpec(const v1::PodDisruptionBudgetSpec& spec, Reporter& r) {
   }
 }
 
+// Pod-level resources (spec.resources; the API server's
+// validatePodResourceRequirements and validatePodResourceConsistency): only
+// cpu, memory and hugepages-* may be named, quantities are valid, requests
+// stay within limits, and a pod-level request covers the containers'
+// aggregate request of that resource. Costs nothing for the usual pod
+// without pod-level resources.
+void CheckPodLevelResources(const v1::PodSpec& spec, absl::string_view path,
+                            Reporter& r) {
+  const v1::ResourceRequirements& res = spec.resources();
+  if (res.requests().empty() && res.limits().empty()) return;
+  auto at = [&](absl::string_view list) {
+    return absl::StrCat(path, ".resources.", list);
+  };
+  bool names_ok = true;
+  for (absl::string_view list : {"limits", "requests"}) {
+    const auto& m = list == "limits" ? res.limits() : res.requests();
+    std::vector<std::string> names;
+    for (const auto& [name, text] : m) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (IsPodLevelResource(name)) continue;
+      names_ok = false;
+      r.Add(absl::StrCat(at(list), "[", name, "]"),
+            absl::StrCat("Unsupported value: \"", name,
+                         "\": supported values: \"cpu\", \"hugepages-\", "
+                         "\"memory\""));
+    }
+  }
+  CheckQuantities([&] { return at("limits"); }, res.limits(), r);
+  CheckQuantities([&] { return at("requests"); }, res.requests(), r);
+  CheckRequestsWithinLimits([&] { return at("requests"); }, res, r);
+  if (!names_ok) return;
+  Interner names;
+  v1::PodSpec containers_only = spec;
+  containers_only.clear_resources();
+  containers_only.clear_overhead();
+  absl::StatusOr<ResourceVector> aggregate =
+      PodRequests(containers_only, names);
+  absl::StatusOr<ResourceVector> requests =
+      ParseResourceList(res.requests(), names);
+  // Bad quantities are reported above, by the containers' checks or here.
+  if (!aggregate.ok() || !requests.ok()) return;
+  std::vector<std::string> sorted;
+  for (const auto& [name, text] : res.requests()) sorted.push_back(name);
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::string& name : sorted) {
+    int64_t want = 0, have = 0;
+    std::string aggregate_text;
+    if (name == "cpu") {
+      want = requests->cpu_milli();
+      have = aggregate->cpu_milli();
+      aggregate_text = FormatMilli(have);
+    } else if (name == "memory") {
+      want = requests->memory();
+      have = aggregate->memory();
+      aggregate_text = FormatBytes(have);
+    } else {
+      const LabelKeyId id = names.FindKey(name);
+      want = requests->GetExtended(id).value_or(0);
+      have = aggregate->GetExtended(id).value_or(0);
+      aggregate_text = FormatBytes(have / 1000);
+    }
+    if (want >= have) continue;
+    r.Add(absl::StrCat(at("requests"), "[", name, "]"),
+          absl::StrCat("Invalid value: \"", res.requests().at(name),
+                       "\": must be greater than or equal to aggregate "
+                       "container requests of ",
+                       aggregate_text));
+  }
+}
+
 // The scheduling fields of a pod spec the API server validates and nodeplan
 // reads: resources, topology spread constraints and
 // affinity terms.
@@ -557,6 +629,7 @@ void CheckSpec(const v1::PodSpec& spec, absl::string_view path, Reporter& r) {
   CheckHostPortConflicts(spec, path, r);
   CheckQuantities([&] { return absl::StrCat(path, ".overhead"); },
                   spec.overhead(), r);
+  CheckPodLevelResources(spec, path, r);
   const auto& spreads = spec.topology_spread_constraints();
   for (int i = 0; i < spreads.size(); ++i) {
     const v1::TopologySpreadConstraint& t = spreads[i];

@@ -100,6 +100,27 @@ bool ExtractPodFacts(const v1::ObjectMeta& meta, const v1::PodSpec& spec,
     }
   }
   MaxInto(running, init_peak);
+  // Pod-level resources (spec.resources) replace the aggregate for cpu,
+  // memory and hugepages-*; with pod-level limits, a resource without a
+  // pod-level request takes its limit, except hugepages the containers
+  // request (the API server's defaulting).
+  Resources pod_requests, pod_limits;
+  if (!ParseResources(spec.resources().requests(), pod_requests, error) ||
+      !ParseResources(spec.resources().limits(), pod_limits, error)) {
+    return false;
+  }
+  auto pod_level = [](const std::string& name) {
+    return name == "cpu" || name == "memory" ||
+           name.rfind("hugepages-", 0) == 0;
+  };
+  for (const auto& [name, v] : pod_limits) {
+    const bool hugepages = name != "cpu" && name != "memory";
+    if (pod_level(name) && !(hugepages && running.count(name)))
+      pod_requests.emplace(name, v);
+  }
+  for (const auto& [name, v] : pod_requests) {
+    if (pod_level(name)) running[name] = v;
+  }
   Resources overhead;
   if (!ParseResources(spec.overhead(), overhead, error)) return false;
   AddInto(running, overhead);

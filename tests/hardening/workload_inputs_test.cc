@@ -409,6 +409,30 @@ TEST(WorkloadInputsTest, ApiServerRulesForSelectorsAndTolerations) {
 )",
        "spec.initContainers[0].resources.requests[cpu]: Invalid value: \"2\": "
        "must be less than or equal to cpu limit of 1"},
+      // Pod-level resources (validatePodResourceRequirements and
+      // validatePodResourceConsistency).
+      {R"(  resources: {requests: {nvidia.com/gpu: "1"}}
+)",
+       "spec.resources.requests[nvidia.com/gpu]: Unsupported value: "
+       "\"nvidia.com/gpu\": supported values: \"cpu\", \"hugepages-\", "
+       "\"memory\""},
+      {R"(  resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
+)",
+       "spec.resources.requests[cpu]: Invalid value: \"2\": must be less "
+       "than or equal to cpu limit of 1"},
+      {R"(  resources: {limits: {memory: -1Gi}}
+)",
+       "spec.resources.limits[memory]: Invalid value: \"-1Gi\": must be "
+       "greater than or equal to 0"},
+      {R"(  resources: {requests: {cpu: 500m}}
+  containers:
+  - name: c
+    resources: {requests: {cpu: "1"}}
+  - name: d
+    resources: {requests: {cpu: 500m}}
+)",
+       "spec.resources.requests[cpu]: Invalid value: \"500m\": must be "
+       "greater than or equal to aggregate container requests of 1500m"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec);

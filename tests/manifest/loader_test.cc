@@ -750,7 +750,7 @@ items:
     containers:
     - name: c
       resources: {requests: {cpu: 2}, claims: [{name: gpu}]}
-    resources: {requests: {cpu: 1}}
+    resources: {requests: {cpu: 3}}
 - apiVersion: v1
   kind: Pod
   metadata: {name: quiet}
@@ -774,6 +774,8 @@ items:
                 .match_fields(0)
                 .key(),
             "metadata.name");
+  // Pod-level resources are modelled (PodRequests reads them): no finding.
+  EXPECT_EQ(got->pods(0).spec().resources().requests().at("cpu"), "3");
   v1::ManifestSet findings;
   *findings.mutable_findings() = got->findings();
   google::protobuf::util::MessageDifferencer diff;
@@ -799,11 +801,6 @@ items:
           object: "test.yaml: document 1, items[0]: Pod ns/x"
           field_path: "spec.containers[0].resources.claims"
           message: "dynamic resource allocation (resources.claims) is not modelled: the claimed devices are not considered (line 20, column 39)"
-        }
-        findings {
-          object: "test.yaml: document 1, items[0]: Pod ns/x"
-          field_path: "spec.resources"
-          message: "pod-level resources are not modelled: only container requests and overhead count (line 21, column 5)"
         }
       )pb"),
                            findings))

@@ -163,15 +163,106 @@ TEST_F(ResourcesTest, PodRequestsLikeKubernetes) {
   absl::StatusOr<ResourceVector> with_pods = RequestsForPod(spec, names_);
   EXPECT_EQ(with_pods->pods(), 1);
 
-  Map pod_level;
-  pod_level["cpu"] = "2";
-  absl::StatusOr<ResourceVector> overridden =
-      PodRequests(spec, names_, &pod_level);
+  (*spec.mutable_resources()->mutable_requests())["cpu"] = "2";
+  absl::StatusOr<ResourceVector> overridden = PodRequests(spec, names_);
   EXPECT_EQ(S(*overridden), "{\"cpu\":\"2010m\",\"memory\":\"664Mi\"}");
 
   v1::PodSpec bad;
   *bad.add_containers() = C({{"cpu", "x"}});
   EXPECT_FALSE(PodRequests(bad, names_).ok());
+}
+
+// Pod-level resources (spec.resources): Karpenter's resources suite ("Pod
+// Level Resources") and the API server's defaulting from pod-level limits.
+TEST_F(ResourcesTest, PodLevelResourcesReplaceTheContainersAggregate) {
+  using KV = std::vector<std::pair<std::string, std::string>>;
+  struct Case {
+    const char* name;
+    KV pod_requests, pod_limits;
+    KV container_requests, container_limits;
+    KV sidecar_requests;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"requests and limits at both levels: the pod's requests",
+       {{"cpu", "2"}, {"memory", "2Gi"}},
+       {{"cpu", "4"}, {"memory", "4Gi"}},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       {{"cpu", "3"}, {"memory", "3Gi"}},
+       {},
+       R"({"cpu":"2","memory":"2Gi"})"},
+      {"pod-level requests only, over a sidecar",
+       {{"cpu", "2"}, {"memory", "2Gi"}},
+       {},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       R"({"cpu":"2","memory":"2Gi"})"},
+      {"pod-level limits only: requests default to them",
+       {},
+       {{"cpu", "10"}, {"memory", "10Gi"}},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       {},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       R"({"cpu":"10","memory":"10Gi"})"},
+      {"a limited resource with a request keeps the request",
+       {{"cpu", "3"}},
+       {{"cpu", "4"}, {"memory", "8Gi"}},
+       {{"cpu", "1"}, {"memory", "1Gi"}},
+       {},
+       {},
+       R"({"cpu":"3","memory":"8Gi"})"},
+      {"unsupported names stay with the containers",
+       {{"nvidia.com/gpu", "4"}},
+       {},
+       {{"cpu", "1"}, {"nvidia.com/gpu", "1"}},
+       {},
+       {},
+       R"({"cpu":"1","nvidia.com/gpu":"1"})"},
+      {"hugepages the containers request keep their aggregate",
+       {},
+       {{"hugepages-2Mi", "8Mi"}, {"cpu", "2"}},
+       {{"cpu", "1"}, {"hugepages-2Mi", "4Mi"}},
+       {},
+       {},
+       R"({"cpu":"2","hugepages-2Mi":"4Mi"})"},
+      {"hugepages no container requests default to the pod's limit",
+       {},
+       {{"hugepages-2Mi", "8Mi"}},
+       {{"cpu", "1"}},
+       {},
+       {},
+       R"({"cpu":"1","hugepages-2Mi":"8Mi"})"},
+      {"empty pod-level resources change nothing",
+       {},
+       {},
+       {{"cpu", "1"}},
+       {},
+       {},
+       R"({"cpu":"1"})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    v1::PodSpec spec;
+    *spec.add_containers() = C(c.container_requests, c.container_limits);
+    if (!c.sidecar_requests.empty()) {
+      *spec.add_init_containers() = C(c.sidecar_requests, {}, "Always");
+    }
+    v1::ResourceRequirements& pod = *spec.mutable_resources();
+    for (const auto& [k, v] : c.pod_requests) (*pod.mutable_requests())[k] = v;
+    for (const auto& [k, v] : c.pod_limits) (*pod.mutable_limits())[k] = v;
+    absl::StatusOr<ResourceVector> r = PodRequests(spec, names_);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(S(*r), c.want);
+  }
+  v1::PodSpec bad;
+  *bad.add_containers() = C({{"cpu", "1"}});
+  (*bad.mutable_resources()->mutable_limits())["memory"] = "x";
+  absl::StatusOr<ResourceVector> r = PodRequests(bad, names_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(
+      absl::StrContains(r.status().message(), "spec.resources.limits[memory]"))
+      << r.status();
 }
 
 TEST_F(ResourcesTest, SidecarOrderMatters) {

@@ -790,6 +790,56 @@ TEST(KarpenterSuite, InitContainerRequestsSizeTheNode) {
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 0);
 }
 
+// suite_test.go: "should schedule based on the pod level resources
+// requests": three "example" types (Karpenter's AddInstanceResources: arch
+// "arch", spot in test-zone-1, fake price) of 10/4Gi, 11/5Gi and 12/6Gi;
+// the pod-level requests (9.9, 3.9Gi) size the node, not the containers'
+// aggregate. Then the same pod with pod-level requests above the 10-core
+// type's allocatable, which the containers' aggregate (9, 3Gi) would fit.
+TEST(KarpenterSuite, PodLevelRequestsSizeTheNode) {
+  v1::Catalog c = DefaultTypes();
+  for (auto [cpu, mem] : {std::pair{10, 4}, {11, 5}, {12, 6}}) {
+    v1::InstanceType t =
+        KType(absl::StrCat("example-", cpu), cpu, mem, 110, "arch", {"linux"});
+    t.clear_offerings();
+    auto* o = t.add_offerings();
+    o->set_zone("test-zone-1");
+    o->set_capacity_type("spot");
+    o->set_price(0.1 * cpu + 0.1 * mem * kGiB / 1e9);
+    *c.add_instance_types() = t;
+  }
+  auto r = KRequest("", c);
+  auto cr = [](const char* cpu, const char* mem) {
+    return absl::StrCat(R"pb(requests { key: "cpu" value: ")pb", cpu,
+                        R"pb(" } requests { key: "memory" value: ")pb", mem,
+                        R"pb(" } limits { key: "cpu" value: ")pb", cpu,
+                        R"pb(" } limits { key: "memory" value: ")pb", mem,
+                        R"pb(" })pb");
+  };
+  v1::Pod p = Bare("p");
+  p.MergeFrom(Parse<v1::Pod>(absl::StrCat(
+      "spec { init_containers { name: \"i\" resources { ", cr("6", "2Gi"),
+      " } } init_containers { name: \"s\" restart_policy: \"Always\" "
+      "resources { ",
+      cr("4", "2Gi"), " } } }")));
+  p.mutable_spec()->mutable_containers(0)->MergeFrom(
+      Parse<v1::Container>(absl::StrCat("resources { ", cr("5", "1Gi"), " }")));
+  auto& pod_level = *p.mutable_spec()->mutable_resources();
+  (*pod_level.mutable_requests())["cpu"] = "9.9";
+  (*pod_level.mutable_requests())["memory"] = "3.9Gi";
+  (*pod_level.mutable_limits())["cpu"] = "10";
+  (*pod_level.mutable_limits())["memory"] = "4Gi";
+  *r.add_pods() = p;
+  EXPECT_EQ(LaunchedType(MustSchedule(r)), "example-10");
+
+  (*pod_level.mutable_requests())["cpu"] = "10.5";
+  (*pod_level.mutable_requests())["memory"] = "4.5Gi";
+  (*pod_level.mutable_limits())["cpu"] = "11";
+  (*pod_level.mutable_limits())["memory"] = "5Gi";
+  *r.mutable_pods(0) = p;
+  EXPECT_EQ(LaunchedType(MustSchedule(r)), "example-11");
+}
+
 // suite_test.go: "should select for valid instance types, regardless of
 // price" (the cheapest is launched; every fitting type stays an option)
 TEST(KarpenterSuite, EveryFittingTypeIsAnOptionCheapestLaunches) {

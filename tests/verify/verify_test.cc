@@ -342,6 +342,33 @@ std::vector<Case> Cases() {
                ->mutable_requests())["cpu"] = "1500m";
        },
        "resources"},
+      {"new NodeClaim over allocatable by its pod-level request",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_resources()
+               ->mutable_requests())["cpu"] = "1500m";
+       },
+       "resources"},
+      // With pod-level limits, a resource without a pod-level request
+      // requests its limit (the API server's defaulting).
+      {"new NodeClaim over allocatable by its pod-level limit",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_resources()
+               ->mutable_limits())["cpu"] = "1500m";
+       },
+       "resources"},
+      // Only cpu, memory and hugepages-* may be named at pod level.
+      {"pod-level request of another resource",
+       [](Plan& p) {
+         (*p.pod("api-0")
+               .mutable_spec()
+               ->mutable_resources()
+               ->mutable_requests())["nvidia.com/gpu"] = "1";
+       },
+       "input"},
       {"DaemonSet overhead counts", [](Plan& p) { AddDaemon(p, "500m"); },
        "resources"},
       // Karpenter's resources.Fits counts a resource the instance type does
