@@ -166,39 +166,6 @@ size_t GroupOf(const std::vector<CatalogGroup>& groups,
   return 0;
 }
 
-// Whole units of an extended resource held in milli-units, rounded away
-// from zero as Quantity.Value() rounds the text.
-int64_t WholeUnits(int64_t milli) {
-  if (milli >= 0) return milli / 1000 + (milli % 1000 != 0 ? 1 : 0);
-  return -WholeUnits(-milli);
-}
-
-// The shared resource vector in the scheduler's fixed-width form (CPU in
-// millicores, everything else in whole units), extended resources getting
-// dimensions in name order.
-absl::StatusOr<ResVec> ToResVec(const ResourceVector& r,
-                                const nodeplan::Interner& names,
-                                ResourceDims& dims, const std::string& path) {
-  ResVec out;
-  out[kCpu] = r.cpu_milli();
-  out[kMemory] = r.memory();
-  out[kPods] = r.pods();
-  out[kEphemeral] = r.ephemeral_storage();
-  std::vector<std::pair<std::string, int64_t>> ext;
-  for (const auto& e : r.extended())
-    ext.emplace_back(std::string(names.KeyText(e.name)), e.milli);
-  std::sort(ext.begin(), ext.end());
-  for (const auto& [name, milli] : ext) {
-    int d = dims.Dim(name);
-    if (d < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, "[", name, "]: more than ", kMaxDims,
-                       " distinct resource names are not supported"));
-    out[d] += WholeUnits(milli);
-  }
-  return out;
-}
-
 // The embedded AWS catalog's types in the scheduler's model, per process.
 // Translating ~1,300 types costs ~20 ms per Snapshot in the release build
 // (most of a one-shot Schedule on catalogRef "aws"); the result is a pure
@@ -344,20 +311,16 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
     InstanceType it;
     it.name = t.name();
     it.name_id = in.InternValue(t.name());
-    auto cap = ToResVec(ct.capacity, names, c.dims, path + ".capacity");
+    auto cap = c.dims.FromVector(ct.capacity, names,
+                                 [&] { return path + ".capacity"; });
     if (!cap.ok()) return cap.status();
     it.capacity = *cap;
-    auto overhead = ToResVec(ct.overhead, names, c.dims, path + ".overhead");
-    if (!overhead.ok()) return overhead.status();
-    // Allocatable: capacity minus overhead on capacity's keys, then hugepages
-    // taken out of memory (floored at zero).
-    for (int d = 0; d < kMaxDims; ++d)
-      it.allocatable[d] =
-          it.capacity[d] - (it.capacity[d] ? (*overhead)[d] : 0);
-    for (int d = 0; d < c.dims.size(); ++d)
-      if (absl::StartsWith(c.dims.Name(d), "hugepages-"))
-        it.allocatable[kMemory] =
-            std::max<int64_t>(0, it.allocatable[kMemory] - it.capacity[d]);
+    // As compiled (nodeplan::Allocatable: capacity minus overhead on
+    // capacity's keys, hugepages taken out of memory).
+    auto allocatable = c.dims.FromVector(ct.allocatable, names,
+                                         [&] { return path + ".capacity"; });
+    if (!allocatable.ok()) return allocatable.status();
+    it.allocatable = *allocatable;
     absl::InlinedVector<LabelValue, 8> zones, cts;
     for (int j = 0; j < t.offerings_size(); ++j) {
       const v1::Offering& o = t.offerings(j);
