@@ -280,7 +280,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     if (req.ok()) bound_use[p.spec().node_name()] += *req;
   }
   for (const auto& n : state.nodes()) {
-    auto a = dims.ParseList(n.status().allocatable(),
+    auto a = dims.ParseList(n.status().allocatable(), names,
                             "nodes[" + n.metadata().name() + "]");
     if (!a.ok()) return fail(std::string(a.status().message()));
     any_existing = true;
@@ -291,7 +291,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   for (const auto& nc : state.node_claims()) {
     any_existing = true;
     if (!nc.status().allocatable().empty()) {
-      auto a = dims.ParseList(nc.status().allocatable(),
+      auto a = dims.ParseList(nc.status().allocatable(), names,
                               "nodeClaims[" + nc.metadata().name() + "]");
       if (!a.ok()) return fail(std::string(a.status().message()));
       for (int r = 0; r < nd; ++r) free[r] += static_cast<double>((*a)[r]);

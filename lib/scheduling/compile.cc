@@ -501,7 +501,7 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
     if (!np.spec().limits().empty()) {
       pool.has_limits = true;
       // "nodes" is a limit dimension of its own.
-      auto l = c.dims.ParseList(np.spec().limits(), path + ".spec.limits",
+      auto l = c.dims.ParseList(np.spec().limits(), c.in, path + ".spec.limits",
                                 &pool.limit_mask);
       if (!l.ok()) return l.status();
       pool.limits = *l;

@@ -8,6 +8,12 @@
 #include "nodeplan/quantity.h"
 
 namespace nodeplan::scheduling {
+
+// The first four dimensions are nodeplan::Resource's.
+static_assert(kCpu == static_cast<int>(Resource::kCpu) &&
+              kMemory == static_cast<int>(Resource::kMemory) &&
+              kPods == static_cast<int>(Resource::kPods) &&
+              kEphemeral == static_cast<int>(Resource::kEphemeralStorage));
 ResourceDims::ResourceDims() {
   for (const char* n : {"cpu", "memory", "pods", "ephemeral-storage"}) Dim(n);
 }
@@ -27,11 +33,6 @@ int ResourceDims::Find(absl::string_view name) const {
   return it == dims_.end() ? -1 : it->second;
 }
 
-absl::StatusOr<int64_t> ResourceDims::Parse(int dim,
-                                            absl::string_view text) const {
-  return dim == kCpu ? ParseQuantityMilli(text) : ParseQuantityValue(text);
-}
-
 std::string ResourceDims::Format(int dim, int64_t value) const {
   if (dim == kCpu) return FormatMilli(value);
   if (dim == kMemory || dim == kEphemeral ||
@@ -42,60 +43,25 @@ std::string ResourceDims::Format(int dim, int64_t value) const {
 
 absl::StatusOr<ResVec> ResourceDims::ParseList(
     const google::protobuf::Map<std::string, std::string>& list,
-    const std::string& path, uint32_t* present_mask) {
+    Interner& names, const std::string& path, uint32_t* present_mask) {
   return ParseList(
-      list, [&] { return path; }, present_mask);
+      list, names, [&] { return path; }, present_mask);
 }
 
 absl::StatusOr<ResVec> ResourceDims::ParseList(
     const google::protobuf::Map<std::string, std::string>& list,
-    absl::FunctionRef<std::string()> path, uint32_t* present_mask) {
-  ResVec out;
-  // Fast path, in map order: every name already has a dimension and every
-  // quantity parses (a sum does not depend on the order).
-  bool fast = true;
-  uint32_t mask = 0;
-  for (const auto& [name, text] : list) {
-    const int d = Find(name);
-    if (d < 0) {
-      fast = false;
-      break;
-    }
-    absl::StatusOr<int64_t> q = Parse(d, text);
-    if (!q.ok() || *q < 0) {
-      fast = false;
-      break;
-    }
-    out[d] += *q;
-    mask |= 1u << d;
-  }
-  if (fast) {
-    if (present_mask) *present_mask |= mask;
-    return out;
-  }
-  // New names get dimensions in name order, and the first error is the
-  // first in name order, so neither depends on the map's iteration order.
-  out = ResVec{};
-  std::vector<std::pair<std::string, std::string>> items(list.begin(),
-                                                         list.end());
-  std::sort(items.begin(), items.end());
-  for (const auto& [name, text] : items) {
-    int d = Dim(name);
-    if (d < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat(path(), "[", name, "]: more than ", kMaxDims,
-                       " distinct resource names are not supported"));
-    auto q = Parse(d, text);
-    if (!q.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat(path(), "[", name, "]: ", q.status().message()));
-    if (*q < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat(path(), "[", name, "]: Invalid value: \"", text,
-                       "\": must be greater than or equal to 0"));
-    out[d] += *q;
-    if (present_mask) *present_mask |= 1u << d;
-  }
+    Interner& names, absl::FunctionRef<std::string()> path,
+    uint32_t* present_mask) {
+  absl::StatusOr<ResourceVector> parsed = ParseResourceList(list, names, "");
+  // The field path is built only for an error.
+  if (!parsed.ok()) parsed = ParseResourceList(list, names, path());
+  if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<ResVec> out = FromVector(*parsed, names, path);
+  if (!out.ok() || present_mask == nullptr) return out;
+  for (int r = 0; r < kFixedResources; ++r)
+    if (parsed->Present(static_cast<Resource>(r))) *present_mask |= 1u << r;
+  for (const ResourceVector::Extended& e : parsed->extended())
+    *present_mask |= 1u << Find(names.KeyText(e.name));
   return out;
 }
 

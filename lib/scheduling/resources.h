@@ -1,7 +1,10 @@
 #ifndef NODEPLAN_LIB_SCHEDULING_RESOURCES_H_
 #define NODEPLAN_LIB_SCHEDULING_RESOURCES_H_
 
-// Fixed-width resource vectors. CPU is held in millicores; every other
+// The scheduler's dense form of nodeplan::ResourceVector (nodeplan/
+// resources.h, which parses and sums every list): a fixed-width array over
+// the resource names one request uses, so that the inner loops add and
+// compare without looking names up. CPU is held in millicores; every other
 // resource (memory, pods, ephemeral-storage, extended resources) in whole
 // units rounded up, as Kubernetes' Quantity.Value() does.
 
@@ -50,20 +53,21 @@ class ResourceDims {
   int Find(absl::string_view name) const;
   const std::string& Name(int dim) const { return names_[dim]; }
   int size() const { return static_cast<int>(names_.size()); }
-  absl::StatusOr<int64_t> Parse(int dim, absl::string_view text) const;
   // Kubernetes quantity text (nodeplan/quantity.h FormatMilli for cpu,
   // FormatBytes for memory, ephemeral-storage and hugepages-*, a plain
   // integer otherwise), as Karpenter prints a canonical Quantity.
   std::string Format(int dim, int64_t value) const;
-  // Parses a resource list; `path` names the field in errors.
+  // A resource list parsed by nodeplan::ParseResourceList, in these
+  // dimensions (FromVector); `path` names the field in errors and is built
+  // only for one. `present_mask` gains the dimensions the list names.
   absl::StatusOr<ResVec> ParseList(
       const google::protobuf::Map<std::string, std::string>& list,
-      const std::string& path, uint32_t* present_mask = nullptr);
-  // The same, with the path built only for an error (no allocation on the
-  // common path: hot loops parse a list per bound pod).
+      Interner& names, const std::string& path,
+      uint32_t* present_mask = nullptr);
   absl::StatusOr<ResVec> ParseList(
       const google::protobuf::Map<std::string, std::string>& list,
-      absl::FunctionRef<std::string()> path, uint32_t* present_mask = nullptr);
+      Interner& names, absl::FunctionRef<std::string()> path,
+      uint32_t* present_mask = nullptr);
   // `v` (nodeplan/resources.h) in these dimensions, adding the dimensions of
   // its extended resources (new ones in name order); an extended resource's
   // milli-units round up to whole units. `path` names the object in errors.

@@ -537,9 +537,9 @@ namespace {
 // (its status.<field>), as Karpenter reads an uninitialized node.
 absl::Status FillZerosFromClaim(
     const google::protobuf::Map<std::string, std::string>& list,
-    const v1::NodeClaim& claim, absl::string_view field, ResourceDims& dims,
-    ResVec& v) {
-  absl::StatusOr<ResVec> claimed = dims.ParseList(list, [&] {
+    const v1::NodeClaim& claim, absl::string_view field, Interner& names,
+    ResourceDims& dims, ResVec& v) {
+  absl::StatusOr<ResVec> claimed = dims.ParseList(list, names, [&] {
     return absl::StrCat("nodeClaims[", claim.metadata().name(), "].status.",
                         field);
   });
@@ -709,7 +709,7 @@ absl::Status Round::CompileExisting() {
     e.hostname =
         in_.InternValue(host != state_labels.end() ? host->second : e.name);
     e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
-    auto alloc = dims_.ParseList(node.status().allocatable(),
+    auto alloc = dims_.ParseList(node.status().allocatable(), in_,
                                  path + ".status.allocatable");
     if (!alloc.ok()) return alloc.status();
     e.remaining = *alloc;
@@ -717,8 +717,9 @@ absl::Status Round::CompileExisting() {
     // at all (an extended resource whose device plugin has not started) is
     // taken from its NodeClaim (StateNode.Allocatable and Capacity).
     if (!e.initialized) {
-      absl::Status s = FillZerosFromClaim(nc->status().allocatable(), *nc,
-                                          "allocatable", dims_, e.remaining);
+      absl::Status s =
+          FillZerosFromClaim(nc->status().allocatable(), *nc, "allocatable",
+                             in_, dims_, e.remaining);
       if (!s.ok()) return s;
     }
     std::vector<std::string> present;
@@ -764,12 +765,12 @@ absl::Status Round::CompileExisting() {
     if (in_pool) {  // counts against its NodePool's limits
       int p = pool_index(labels.at(labels::kNodePool));
       if (p >= 0 && c_.pools[p].has_limits) {
-        auto cap = dims_.ParseList(node.status().capacity(),
+        auto cap = dims_.ParseList(node.status().capacity(), in_,
                                    path + ".status.capacity");
         if (!cap.ok()) return cap.status();
         if (!e.initialized) {
           absl::Status s = FillZerosFromClaim(nc->status().capacity(), *nc,
-                                              "capacity", dims_, *cap);
+                                              "capacity", in_, dims_, *cap);
           if (!s.ok()) return s;
         }
         ChargeLimits(e, p, *cap);
@@ -799,12 +800,12 @@ absl::Status Round::CompileExisting() {
     ResVec capacity;
     bool sized = true;
     if (!nc.status().allocatable().empty()) {
-      auto alloc = dims_.ParseList(nc.status().allocatable(),
+      auto alloc = dims_.ParseList(nc.status().allocatable(), in_,
                                    path + ".status.allocatable");
       if (!alloc.ok()) return alloc.status();
       e.remaining = *alloc;
-      auto cap =
-          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      auto cap = dims_.ParseList(nc.status().capacity(), in_,
+                                 path + ".status.capacity");
       if (!cap.ok()) return cap.status();
       capacity = *cap;
     } else if (int t =
@@ -822,8 +823,8 @@ absl::Status Round::CompileExisting() {
     if (!sized) {
       // Karpenter still sums its status.capacity against the limits.
       if (p < 0 || !c_.pools[p].has_limits) continue;
-      auto cap =
-          dims_.ParseList(nc.status().capacity(), path + ".status.capacity");
+      auto cap = dims_.ParseList(nc.status().capacity(), in_,
+                                 path + ".status.capacity");
       if (!cap.ok()) return cap.status();
       capacity = *cap;
     }
