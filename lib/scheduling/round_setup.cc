@@ -978,6 +978,7 @@ void Round::BuildInverseFromBound() {
                  ? "default"
                  : b.pod->metadata().namespace_();
     tmp.ns_id = b.ns;
+    tmp.example = b.pod;  // the owner of the terms (matchLabelKeys)
     tmp.tolerations = CompileTolerations(b.pod->spec().tolerations());
     TopologyNodes();  // interns the nodes' label keys
     for (const auto& t : terms) {

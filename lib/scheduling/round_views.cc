@@ -176,6 +176,26 @@ const std::vector<int>& Round::SpreadGroups(
   return so.groups;
 }
 
+namespace {
+
+// For each of `keys` the owner pod carries: `key <op> [its value]` added to
+// `selector` (matchLabelKeys with In, mismatchLabelKeys with NotIn).
+void MergeLabelKeys(const google::protobuf::RepeatedPtrField<std::string>& keys,
+                    const char* op, const v1::Pod* owner,
+                    v1::LabelSelector& selector) {
+  if (owner == nullptr) return;
+  for (const std::string& k : keys) {
+    auto it = owner->metadata().labels().find(k);
+    if (it == owner->metadata().labels().end()) continue;
+    v1::LabelSelectorRequirement* e = selector.add_match_expressions();
+    e->set_key(k);
+    e->set_operator_(op);
+    e->add_values(it->second);
+  }
+}
+
+}  // namespace
+
 int Round::GroupFor(GroupType type, const std::string& key_text,
                     LabelValueId ns_default, const v1::PodAffinityTerm* term,
                     const v1::TopologySpreadConstraint* tsc,
@@ -195,19 +215,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
     g.namespaces = {ns_default};
     if (tsc->has_label_selector()) {
       selector_copy = tsc->label_selector();
-      // matchLabelKeys: key In [the pod's value] for keys the pod carries.
-      for (const auto& k : tsc->match_label_keys()) {
-        auto it = cls.example
-                      ? cls.example->metadata().labels().find(k)
-                      : google::protobuf::Map<std::string,
-                                              std::string>::const_iterator();
-        if (cls.example && it != cls.example->metadata().labels().end()) {
-          auto* e = selector_copy.add_match_expressions();
-          e->set_key(k);
-          e->set_operator_("In");
-          e->add_values(it->second);
-        }
-      }
+      // matchLabelKeys (Karpenter's topology.go applies them itself).
+      MergeLabelKeys(tsc->match_label_keys(), "In", cls.example, selector_copy);
       selector = &selector_copy;
     }
     g.filter.active = true;
@@ -263,6 +272,14 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
     g.max_skew = std::numeric_limits<int32_t>::max();
     if (term->has_label_selector()) {
       selector_copy = term->label_selector();
+      // What the API server merges into the selector when it admits the pod
+      // (MatchLabelKeysInPodAffinity, on by default since Kubernetes 1.31):
+      // Karpenter reads the merged selector. Merging again a selector that
+      // already went through the API server changes nothing.
+      MergeLabelKeys(term->match_label_keys(), "In", cls.example,
+                     selector_copy);
+      MergeLabelKeys(term->mismatch_label_keys(), "NotIn", cls.example,
+                     selector_copy);
       selector = &selector_copy;
     }
     for (const auto& x : Namespaces().Select(*term, cls.ns, in_))

@@ -315,6 +315,17 @@ void CheckAffinityTerms(
     CheckLabelSelector(
         t.namespace_selector(),
         [&] { return absl::StrCat(term(), ".namespaceSelector"); }, r);
+    // matchLabelKeys / mismatchLabelKeys are label keys (the scheduler
+    // merges them into the selector as the API server does).
+    for (const auto& [field, keys] :
+         {std::pair{"matchLabelKeys", &t.match_label_keys()},
+          std::pair{"mismatchLabelKeys", &t.mismatch_label_keys()}}) {
+      for (int k = 0; k < keys->size(); ++k) {
+        CheckLabelName(
+            [&] { return absl::StrCat(term(), ".", field, "[", k, "]"); },
+            (*keys)[k], r);
+      }
+    }
   };
   for (int i = 0; i < required.size(); ++i) {
     selectors(required[i], [&] {

@@ -284,6 +284,34 @@ Verifier::NamespaceLabels() {
   return namespace_labels_;
 }
 
+namespace {
+
+// The term as the API server stores it after admission: for each key of
+// matchLabelKeys (mismatchLabelKeys) the owner carries, `key In [value]`
+// (`key NotIn [value]`) joins the label selector. Written apart from the
+// scheduler's merge on purpose.
+v1::PodAffinityTerm AdmittedTerm(
+    const v1::PodAffinityTerm& term,
+    const std::map<std::string, std::string>& owner_labels) {
+  v1::PodAffinityTerm out = term;
+  if (!out.has_label_selector()) return out;
+  for (const auto& [keys, op] :
+       {std::pair{&term.match_label_keys(), "In"},
+        std::pair{&term.mismatch_label_keys(), "NotIn"}}) {
+    for (const std::string& key : *keys) {
+      auto value = owner_labels.find(key);
+      if (value == owner_labels.end()) continue;
+      auto* e = out.mutable_label_selector()->add_match_expressions();
+      e->set_key(key);
+      e->set_operator_(op);
+      e->add_values(value->second);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> Verifier::MatchingPods(const v1::PodAffinityTerm& term,
                                         const PodFacts& owner) {
   std::set<std::string> namespaces(term.namespaces().begin(),
@@ -316,10 +344,12 @@ void Verifier::CheckAffinity() {
   for (size_t i = 0; i < pods_.size(); ++i) {
     const PodEntry& entry = pods_[i];
     if (!entry.pending || entry.site < 0) continue;
-    for (const auto& term :
+    for (const auto& written :
          entry.facts.spec->affinity()
              .pod_affinity()
              .required_during_scheduling_ignored_during_execution()) {
+      const v1::PodAffinityTerm term =
+          AdmittedTerm(written, entry.facts.labels);
       const std::string key =
           verify_internal::NormalizeKey(term.topology_key());
       const std::string cache_key =
@@ -396,10 +426,12 @@ void Verifier::CheckAntiAffinity() {
   for (size_t i = 0; i < pods_.size(); ++i) {
     const PodEntry& owner = pods_[i];
     if (owner.site < 0) continue;
-    for (const auto& term :
+    for (const auto& written :
          owner.facts.spec->affinity()
              .pod_anti_affinity()
              .required_during_scheduling_ignored_during_execution()) {
+      const v1::PodAffinityTerm term =
+          AdmittedTerm(written, owner.facts.labels);
       const std::string key =
           verify_internal::NormalizeKey(term.topology_key());
       const auto& owner_domains = DomainsOf(owner.site, key);

@@ -409,6 +409,13 @@ TEST(WorkloadInputsTest, ApiServerRulesForSelectorsAndTolerations) {
 )",
        "spec.initContainers[0].resources.requests[cpu]: Invalid value: \"2\": "
        "must be less than or equal to cpu limit of 1"},
+      {R"(  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: p}}, matchLabelKeys: ["a b"]}
+)",
+       "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuring"
+       "Execution[0].matchLabelKeys[0]: Invalid value: \"a b\""},
       // Pod-level resources (validatePodResourceRequirements and
       // validatePodResourceConsistency).
       {R"(  resources: {requests: {nvidia.com/gpu: "1"}}

@@ -5,6 +5,7 @@
 
 #include "fixtures.h"
 #include "gmock/gmock.h"
+#include "nodeplan/verify.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -172,6 +173,65 @@ TEST(Topology, HostnameAntiAffinityOnePodPerNode) {
         spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
           topology_key: "kubernetes.io/hostname" label_selector { match_labels { key: "app" value: "db" } } } } } })pb");
   EXPECT_EQ(MustSchedule(r).new_node_claims_size(), 3);
+}
+
+// matchLabelKeys and mismatchLabelKeys of a pod affinity term are merged
+// into its selector as the API server admits the pod (key In / NotIn the
+// pod's own value), which is the selector Karpenter reads. Hostname
+// anti-affinity over app=db with matchLabelKeys [version]: only pods of the
+// same version repel, so two v1 and two v2 pods share two nodes. With
+// mismatchLabelKeys [tenant] over "tenant exists": pods of other tenants
+// repel, so each tenant's pair shares a node. Each is also checked when
+// bound: an existing pod's term repels the pending pod it selects.
+TEST(Topology, AffinityLabelKeysAreMergedIntoTheSelector) {
+  auto pod = [](const std::string& name, const std::string& key,
+                const std::string& value, const std::string& term) {
+    return Pod(name, "100m", "100Mi",
+               absl::StrCat(R"pb(metadata { labels { key: "app" value: "db" }
+                                 labels { key: ")pb",
+                            key, R"pb(" value: ")pb", value,
+                            R"pb(" } }
+        spec { affinity { pod_anti_affinity { required_during_scheduling_ignored_during_execution {
+          topology_key: "kubernetes.io/hostname" )pb",
+                            term, " } } } }"));
+  };
+  const std::string by_version =
+      R"pb(label_selector { match_labels { key: "app" value: "db" } }
+           match_label_keys: "version")pb";
+  const std::string by_tenant =
+      R"pb(label_selector { match_expressions { key: "tenant" operator: "Exists" } }
+           mismatch_label_keys: "tenant")pb";
+  struct Case {
+    std::string key, term;
+  } cases[] = {{"version", by_version}, {"tenant", by_tenant}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.key);
+    auto r = Request();
+    for (int i = 0; i < 4; ++i)
+      *r.add_pods() =
+          pod(absl::StrCat("p", i), c.key, i % 2 ? "b" : "a", c.term);
+    v1::ScheduleResponse resp = MustSchedule(r);
+    ASSERT_EQ(resp.new_node_claims_size(), 2);
+    for (const auto& claim : resp.new_node_claims()) {
+      EXPECT_EQ(claim.pods_size(), 2);
+    }
+    EXPECT_TRUE(Verify(r, resp).empty());
+  }
+  // Bound: p0 (version a) on n1 repels p2 (version a) but not p1 (b).
+  auto r = Request();
+  *r.add_nodes() = NodeN1("example.com/unused", "x");
+  v1::Pod bound = pod("p0", "version", "a", by_version);
+  bound.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = bound;
+  *r.add_pods() = pod("p1", "version", "b", by_version);
+  *r.add_pods() = pod("p2", "version", "a", by_version);
+  v1::ScheduleResponse resp = MustSchedule(r);
+  ASSERT_EQ(resp.existing_nodes_size(), 1);
+  EXPECT_THAT(resp.existing_nodes(0).pods(),
+              ::testing::ElementsAre("default/p1"));
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_THAT(resp.new_node_claims(0).pods(),
+              ::testing::ElementsAre("default/p2"));
 }
 
 TEST(Topology, ZoneAntiAffinityRunsOutOfZones) {

@@ -133,6 +133,20 @@ v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
 // web-1 (on node-1) keeps away from app=cache pods in namespaces labelled
 // team=data; the bound cache pod moves to namespace "data", which carries
 // that label only when `namespace_object` sends the Namespace.
+// web-0 (version v1), on the new NodeClaim with api-0 (version `other`),
+// repels app=api pods of its own version on its hostname.
+void AntiAffinityByVersion(Plan& p, const std::string& other) {
+  v1::PodAffinityTerm term = Term("api", kHost);
+  term.add_match_label_keys("version");
+  *p.pod("web-0")
+       .mutable_spec()
+       ->mutable_affinity()
+       ->mutable_pod_anti_affinity()
+       ->add_required_during_scheduling_ignored_during_execution() = term;
+  (*p.pod("web-0").mutable_metadata()->mutable_labels())["version"] = "v1";
+  (*p.pod("api-0").mutable_metadata()->mutable_labels())["version"] = other;
+}
+
 void AntiAffinityAcrossNamespaces(Plan& p, bool namespace_object) {
   p.pod("bound-1").mutable_metadata()->set_namespace_("data");
   if (namespace_object) {
@@ -635,6 +649,11 @@ std::vector<Case> Cases() {
          p.claim().add_pods("default/web-1");
        },
        "pod-anti-affinity"},
+      // matchLabelKeys join the selector as the API server admits the pod.
+      {"anti-affinity broken within the pod's matchLabelKeys value",
+       [](Plan& p) { AntiAffinityByVersion(p, "v1"); }, "pod-anti-affinity"},
+      {"anti-affinity kept outside the pod's matchLabelKeys value",
+       [](Plan& p) { AntiAffinityByVersion(p, "v2"); }, ""},
       {"inverse anti-affinity of a bound pod",
        [](Plan& p) {
          *p.pod("bound-1")
