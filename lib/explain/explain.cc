@@ -452,6 +452,20 @@ absl::StatusOr<v1::PodExplanation> ExplainPod(
     e.set_outcome("bound");
     e.set_target(pod->spec().node_name());
   }
+  if (e.outcome().empty() && !pod->spec().scheduling_gates().empty()) {
+    e.set_outcome("gated");
+    e.set_reason(absl::StrCat(
+        "scheduling gate ", pod->spec().scheduling_gates(0).name(),
+        ": kube-scheduler does not try the pod until its gates are removed, "
+        "so Karpenter does not provision for it"));
+  }
+  if (e.outcome().empty() && !pod->status().nominated_node_name().empty()) {
+    e.set_outcome("preempting");
+    e.set_target(pod->status().nominated_node_name());
+    e.set_reason(
+        "nominated: kube-scheduler preempts pods on the node for it, so "
+        "Karpenter does not provision for it");
+  }
   for (const auto& pool : pools) {
     *e.add_node_pools() = Check(*pool, *pod, own, scheduled_pool, e.reason());
   }

@@ -29,9 +29,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"nodeplan.v1.ResourceRequirements", "claims",
      "dynamic resource allocation (resources.claims) is not modelled: the "
      "claimed devices are not considered"},
-    {"nodeplan.v1.PodSpec", "schedulingGates",
-     "scheduling gates are not modelled: kube-scheduler holds the pod until "
-     "they are removed, nodeplan plans it as if they were"},
 };
 
 // Where Karpenter tells an empty map or list from an absent one: the NodePool

@@ -289,8 +289,12 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
     return absl::OkStatus();
   }
   if (cluster_base_) return absl::OkStatus();
-  if ((!moved &&
-       (IsTerminal(p) || !p.metadata().deletion_timestamp().empty())) ||
+  // Not provisionable (Karpenter's IsProvisionable): terminal, being
+  // deleted, gated (kube-scheduler never marks it Unschedulable), being
+  // preempted for (nominated), or a DaemonSet's or a Node's own.
+  if ((!moved && (IsTerminal(p) || !p.metadata().deletion_timestamp().empty() ||
+                  !p.spec().scheduling_gates().empty() ||
+                  !p.status().nominated_node_name().empty())) ||
       IsOwnedByDaemonSet(p) || IsOwnedByNode(p)) {
     ++ignored_;
     return absl::OkStatus();

@@ -34,9 +34,11 @@ bool Verifier::CollectPod(const v1::Pod& pod) {
     bound_node_.push_back(pod.spec().node_name());
   } else if (OwnedByDaemonSetOrNode(pod)) {
     return true;
-  } else if (!pod.metadata().deletion_timestamp().empty()) {
-    // Being deleted: not provisionable (Karpenter's IsProvisionable),
-    // so not planned (found by tests/fuzz).
+  } else if (!pod.metadata().deletion_timestamp().empty() ||
+             pod.spec().scheduling_gates_size() > 0 ||
+             !pod.status().nominated_node_name().empty()) {
+    // Being deleted (found by tests/fuzz), gated or being preempted for:
+    // not provisionable (Karpenter's IsProvisionable), so not planned.
     return true;
   } else {
     entry.pending = true;

@@ -776,6 +776,8 @@ items:
             "metadata.name");
   // Pod-level resources are modelled (PodRequests reads them): no finding.
   EXPECT_EQ(got->pods(0).spec().resources().requests().at("cpu"), "3");
+  // Scheduling gates too (a gated pod is not planned).
+  EXPECT_EQ(got->pods(0).spec().scheduling_gates(0).name(), "example.com/gate");
   v1::ManifestSet findings;
   *findings.mutable_findings() = got->findings();
   google::protobuf::util::MessageDifferencer diff;
@@ -786,11 +788,6 @@ items:
           object: "test.yaml: document 1, items[0]: Pod ns/x"
           field_path: "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields"
           message: "node affinity matchFields is not modelled: the term is evaluated without it (line 12, column 13)"
-        }
-        findings {
-          object: "test.yaml: document 1, items[0]: Pod ns/x"
-          field_path: "spec.schedulingGates"
-          message: "scheduling gates are not modelled: kube-scheduler holds the pod until they are removed, nodeplan plans it as if they were (line 16, column 5)"
         }
         findings {
           object: "test.yaml: document 1, items[0]: Pod ns/x"

@@ -575,6 +575,26 @@ TEST(Schedule, DaemonsCountOnPreferNoScheduleExistingNodes) {
   EXPECT_EQ(no_pool.existing_nodes(0).name(), "n1");
 }
 
+// Karpenter provisions only for pods kube-scheduler marked Unschedulable and
+// is not preempting for (IsProvisionable): a gated pod is never tried, a
+// nominated one waits for its preemption. Neither is planned.
+TEST(Schedule, GatedAndNominatedPodsAreNotPlanned) {
+  auto r = Request();
+  v1::Pod gated = Pod("gated", "1", "1Gi");
+  gated.mutable_spec()->add_scheduling_gates()->set_name("example.com/quota");
+  v1::Pod nominated = Pod("nominated", "1", "1Gi");
+  nominated.mutable_status()->set_nominated_node_name("n9");
+  *r.add_pods() = gated;
+  *r.add_pods() = nominated;
+  *r.add_pods() = Pod("p", "1", "1Gi");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_THAT(resp.new_node_claims(0).pods(), ElementsAre("default/p"));
+  EXPECT_EQ(resp.unschedulable_size(), 0);
+  EXPECT_EQ(resp.ignored_pods(), 2);
+  EXPECT_TRUE(Verify(r, resp).empty());
+}
+
 TEST(Schedule, BoundPodsConsumeExistingCapacity) {
   auto r = Request();
   *r.add_nodes() = ExistingNode("n1", "2", true);
