@@ -112,6 +112,23 @@ std::vector<const T*> Sorted(const RepeatedPtrField<T>& field) {
     for (size_t i = 0; i < out.size(); ++i) {
       keyed.push_back({KeyOf(*out[i]), i, out[i]});
     }
+    // The keys' characters copied into one buffer, so that the sort's
+    // comparisons read contiguous memory instead of chasing each object's
+    // strings across the heap (tens of thousands of pods: a profile put
+    // most of the view's cost in those cache misses).
+    size_t chars = 0;
+    for (const Keyed& k : keyed) {
+      for (absl::string_view part : k.key) chars += part.size();
+    }
+    std::string buffer;
+    buffer.reserve(chars);
+    for (Keyed& k : keyed) {
+      for (absl::string_view& part : k.key) {
+        const size_t at = buffer.size();
+        buffer.append(part.data(), part.size());
+        part = absl::string_view(buffer.data() + at, part.size());
+      }
+    }
     std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
       const int c = Compare(a.key, b.key);
       return c != 0 ? c < 0 : a.position < b.position;

@@ -69,7 +69,7 @@ CandidateCheck CheckCandidate(const ClusterView& view, int node, bool eventual,
     return Blocked("Node is deleting or marked for deletion");
   }
   if (n.nominated) return Blocked("Node is nominated for a pending pod");
-  if (auto it = n.annotations->find(std::string(labels::kDoNotDisrupt));
+  if (auto it = n.annotations->find(labels::kDoNotDisrupt);
       it != n.annotations->end() && it->second == "true") {
     return Blocked(absl::StrCat("Disruption is blocked through the \"",
                                 labels::kDoNotDisrupt, "\" annotation"));

@@ -1,6 +1,7 @@
 #include "disruption/cluster_view.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -20,7 +21,8 @@ const StringMap& EmptyMap() {
 }
 
 const std::string* Find(const StringMap& m, absl::string_view key) {
-  auto it = m.find(std::string(key));
+  // Protobuf maps look up by std::string_view without a copy.
+  auto it = m.find(std::string_view(key.data(), key.size()));
   return it == m.end() ? nullptr : &it->second;
 }
 

@@ -1,6 +1,7 @@
 #include "disruption/conditions.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -13,7 +14,7 @@ namespace nodeplan::disruption {
 namespace {
 
 const std::string* FindAnnotation(const StringMap& m, absl::string_view key) {
-  auto it = m.find(std::string(key));
+  auto it = m.find(std::string_view(key.data(), key.size()));
   return it == m.end() ? nullptr : &it->second;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -377,7 +378,7 @@ void Engine::ComputeTotals() {
     if (n.claim == nullptr) continue;
     const StringMap& l = n.claim->metadata().labels();
     auto get = [&](absl::string_view k) -> const std::string* {
-      auto it = l.find(std::string(k));
+      auto it = l.find(std::string_view(k.data(), k.size()));
       return it == l.end() ? nullptr : &it->second;
     };
     const std::string* pool = get(labels::kNodePool);

@@ -15,8 +15,7 @@ void EventLog::Add(absl::string_view kind, absl::string_view name,
                    absl::string_view message) {
   std::string key =
       absl::StrCat(kind, "\x1f", name, "\x1f", reason, "\x1f", message);
-  if (std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return;
-  seen_.push_back(std::move(key));
+  if (!seen_.insert(std::move(key)).second) return;
   v1::DisruptionEvent e;
   e.set_kind(std::string(kind));
   e.set_name(std::string(name));
@@ -96,6 +95,14 @@ void Engine::BuildChecks() {
   eventual_candidates_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     for (bool eventual : {false, true}) {
+      // The eventual check only relaxes the graceful one (pods blocking
+      // with a terminationGracePeriod set): a node eligible for graceful
+      // disruption is the same candidate for eventual disruption.
+      if (eventual && graceful_[i].eligible) {
+        eventual_[i] = graceful_[i];
+        eventual_candidates_[i] = graceful_candidates_[i];
+        continue;
+      }
       Candidate c;
       CandidateCheck check =
           CheckCandidate(view_, static_cast<int>(i), eventual, &c);

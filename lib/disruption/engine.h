@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "disruption/budgets.h"
 #include "disruption/candidates.h"
 #include "disruption/cluster_view.h"
@@ -63,7 +64,9 @@ class EventLog {
 
  private:
   std::vector<v1::DisruptionEvent> events_;
-  std::vector<std::string> seen_;
+  // Karpenter's recorder drops repeats of an event; a set, since a pass
+  // over thousands of blocked nodes adds thousands of events.
+  absl::flat_hash_set<std::string> seen_;
 };
 
 // Per NodePool and reason.

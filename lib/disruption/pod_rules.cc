@@ -61,8 +61,7 @@ bool IsReschedulable(const v1::Pod& pod) {
 }
 
 bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
-  auto it =
-      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
+  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
   if (it == pod.metadata().annotations().end()) return false;
   if (it->second == "true") return true;
   absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
@@ -75,8 +74,7 @@ bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
 }
 
 std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
-  auto it =
-      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
+  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
   if (it == pod.metadata().annotations().end() || it->second == "true") {
     return std::nullopt;
   }
@@ -89,8 +87,7 @@ std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
 }
 
 std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod) {
-  auto it =
-      pod.metadata().annotations().find(std::string(labels::kDoNotDisrupt));
+  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
   if (it == pod.metadata().annotations().end() || it->second == "true") {
     return std::nullopt;
   }

@@ -3,6 +3,8 @@
 
 #include "nodeplan/taints.h"
 
+#include <string_view>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -150,7 +152,8 @@ namespace {
 
 bool LabelIsTrue(const v1::Node* node, absl::string_view key) {
   if (node == nullptr) return false;
-  auto it = node->metadata().labels().find(std::string(key));
+  auto it =
+      node->metadata().labels().find(std::string_view(key.data(), key.size()));
   return it != node->metadata().labels().end() && it->second == "true";
 }
 

@@ -709,7 +709,7 @@ absl::Status Round::CompileExisting() {
     }
     for (const auto& [key, value] : state_labels)
       e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
-    auto host = state_labels.find(std::string(labels::kHostname));
+    auto host = state_labels.find(labels::kHostname);
     e.hostname =
         in_.InternValue(host != state_labels.end() ? host->second : e.name);
     e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
