@@ -6,9 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "nodeplan/c_api.h"
+#include "nodeplan/digest.h"
 
 namespace nodeplan::capi {
 
@@ -79,21 +78,14 @@ int Respond(const google::protobuf::MessageLite& message, const Outputs& out) {
                                      message.GetTypeName() + " response"),
         out);
   }
-  {
-    // Deterministic: map entries in key order. Protobuf's default order
-    // depends on each map's memory layout, which would break "same request
-    // bytes, same response bytes" (caught by the threads test).
-    google::protobuf::io::ArrayOutputStream array(buffer,
-                                                  static_cast<int>(size));
-    google::protobuf::io::CodedOutputStream coded(&array);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeWithCachedSizes(&coded);
-    if (coded.HadError()) {
-      std::free(buffer);
-      return Fail(absl::InternalError("serializing the " +
-                                      message.GetTypeName() + " failed"),
-                  out);
-    }
+  // Deterministic: map entries in key order. Protobuf's default order
+  // depends on each map's memory layout, which would break "same request
+  // bytes, same response bytes" (caught by the threads test).
+  if (!SerializeDeterministicTo(message, buffer, size)) {
+    std::free(buffer);
+    return Fail(absl::InternalError("serializing the " + message.GetTypeName() +
+                                    " failed"),
+                out);
   }
   *out.response = buffer;
   *out.response_len = size;

@@ -121,8 +121,7 @@ struct CatalogCompileOptions {
   absl::Span<const v1::UnavailableOffering> unavailable;
   // Label key for reservation ids; Karpenter core's ReservationIDLabel is
   // provider-defined (karpenter.k8s.aws/capacity-reservation-id on AWS).
-  std::string reservation_id_label =
-      "karpenter.k8s.aws/capacity-reservation-id";
+  std::string reservation_id_label = labels::kAwsCapacityReservationId;
 };
 
 class CompiledCatalog;

@@ -31,6 +31,13 @@ inline constexpr char kArch[] = "kubernetes.io/arch";
 inline constexpr char kOs[] = "kubernetes.io/os";
 inline constexpr char kWindowsBuild[] = "node.kubernetes.io/windows-build";
 inline constexpr char kHostname[] = "kubernetes.io/hostname";
+// The reservation-id label of Karpenter's AWS provider: the default of a
+// catalog's reservationIDLabel (each cloud provider names its own).
+inline constexpr char kAwsCapacityReservationId[] =
+    "karpenter.k8s.aws/capacity-reservation-id";
+// The label the API server puts on every Namespace (its own name), which
+// namespace selectors of affinity terms match.
+inline constexpr char kNamespaceName[] = "kubernetes.io/metadata.name";
 
 inline constexpr char kCapacityTypeSpot[] = "spot";
 inline constexpr char kCapacityTypeOnDemand[] = "on-demand";

@@ -1,29 +1,33 @@
 #include "nodeplan/digest.h"
 
+#include <climits>
+
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "hash/fnv.h"
 
 namespace nodeplan {
 
 std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    if (!message.SerializeToCodedStream(&coded)) return "";
-  }
+  const size_t size = message.ByteSizeLong();
+  if (size > static_cast<size_t>(INT_MAX)) return "";
+  std::string out(size, '\0');
+  if (!SerializeDeterministicTo(message, out.data(), size)) return "";
   return out;
 }
 
+bool SerializeDeterministicTo(const google::protobuf::MessageLite& message,
+                              void* buffer, size_t size) {
+  google::protobuf::io::ArrayOutputStream array(buffer, static_cast<int>(size));
+  google::protobuf::io::CodedOutputStream coded(&array);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeWithCachedSizes(&coded);
+  return !coded.HadError();
+}
+
 uint64_t Fnv1a64(absl::string_view bytes) {
-  uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
+  return hash_internal::Fnv1a(bytes);
 }
 
 std::string MessageDigest(const google::protobuf::MessageLite& message) {

@@ -23,6 +23,12 @@ uint64_t Fnv1(absl::string_view bytes) {
   return h;
 }
 
+uint64_t Fnv1a(absl::string_view bytes) {
+  uint64_t h = kOffsetBasis;
+  for (char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * kPrime;
+  return h;
+}
+
 uint64_t FnvU64(uint64_t value) { return UpdateU64(kOffsetBasis, value); }
 
 uint64_t Ordered(uint64_t a, uint64_t b) {

@@ -1,8 +1,10 @@
 #ifndef NODEPLAN_LIB_HASH_FNV_H_
 #define NODEPLAN_LIB_HASH_FNV_H_
 
-// The primitives of mitchellh/hashstructure v2 (FormatV2) over FNV-1/64, the
-// hasher Go's hash/fnv.New64 returns (FNV-1, not FNV-1a).
+// FNV, 64 bits, in its two variants (one offset basis and prime for both):
+// FNV-1 for the primitives of mitchellh/hashstructure v2 (FormatV2), the
+// hasher Go's hash/fnv.New64 returns, which the NodePool hash must match;
+// FNV-1a for nodeplan's own digests and generated names (nodeplan/digest.h).
 
 #include <cstdint>
 
@@ -12,6 +14,9 @@ namespace nodeplan::hash_internal {
 
 // FNV-1/64 of `bytes` from the offset basis: multiply, then xor.
 uint64_t Fnv1(absl::string_view bytes);
+
+// FNV-1a/64 of `bytes` from the offset basis: xor, then multiply.
+uint64_t Fnv1a(absl::string_view bytes);
 
 // Fnv1 of the 8 little-endian bytes of `value` (Go int64/uint64 values).
 uint64_t FnvU64(uint64_t value);

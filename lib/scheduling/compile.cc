@@ -21,9 +21,6 @@
 namespace nodeplan::scheduling {
 namespace {
 
-constexpr const char* kReservationIdLabel =
-    "karpenter.k8s.aws/capacity-reservation-id";
-
 Keys InternKeys(Interner& in) {
   Keys k;
   k.zone = in.InternKey(labels::kZone);
@@ -37,7 +34,7 @@ Keys InternKeys(Interner& in) {
   k.registered = in.InternKey(labels::kRegistered);
   k.initialized = in.InternKey(labels::kInitialized);
   k.windows_build = in.InternKey(labels::kWindowsBuild);
-  k.reservation_id = in.InternKey(kReservationIdLabel);
+  k.reservation_id = in.InternKey(labels::kAwsCapacityReservationId);
   k.v_true = in.InternValue("true");
   k.v_reserved = in.InternValue("reserved");
   k.v_spot = in.InternValue("spot");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/btree_map.h"
+#include "nodeplan/labels.h"
 
 namespace nodeplan::scheduling {
 
@@ -21,7 +22,7 @@ KnownNamespaces::KnownNamespaces(
   for (const std::string& name : pod_namespaces) labels.try_emplace(name);
   by_name_.reserve(labels.size());
   for (auto& [name, map] : labels) {
-    map[kNamespaceNameLabel] = name;
+    map[labels::kNamespaceName] = name;
     by_name_.emplace_back(name, LabelSet::FromMap(map, in));
   }
 }

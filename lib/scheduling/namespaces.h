@@ -24,8 +24,6 @@
 
 namespace nodeplan::scheduling {
 
-inline constexpr char kNamespaceNameLabel[] = "kubernetes.io/metadata.name";
-
 class KnownNamespaces {
  public:
   KnownNamespaces(

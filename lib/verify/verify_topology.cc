@@ -278,7 +278,7 @@ Verifier::NamespaceLabels() {
     }
     for (const PodEntry& pod : pods_) namespace_labels_[pod.facts.ns];
     for (auto& [name, labels] : namespace_labels_) {
-      labels["kubernetes.io/metadata.name"] = name;
+      labels[nodeplan::labels::kNamespaceName] = name;
     }
   }
   return namespace_labels_;
