@@ -269,11 +269,15 @@ bool ReplayAwsTypes(const AwsTypeCache::Entry& e, Compiled& c) {
   return true;
 }
 
-// Compiles g.catalog with the shared CompileCatalog (NodeOverlays, unavailable
-// offerings, quantities, allocatable) and appends its types to c.types in
-// the scheduler's model. Requirements come from the catalog's labels and
-// requirements (overlays do not change them); zone and capacity-type
-// requirements as the loop below says.
+// Compiles g.catalog with the shared CompileCatalog (NodeOverlays,
+// unavailable offerings, quantities, allocatable, requirements) into the
+// scheduler's interner and appends its types to c.types as compiled. Two
+// things are the scheduler's own reading: a request's catalog lists in a
+// type's zone and capacity-type requirements only the offerings it marks
+// available (Offering::listed; the compiled requirements list every
+// offering, as the AWS provider does), and the reservation-id requirement a
+// compiled type carries is left out, since reservations are matched per
+// offering (OfferingCompatible) as Karpenter's scheduler does.
 absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
                                     const CatalogGroup& g, Compiled& c) {
   Interner& in = c.in;
@@ -285,51 +289,46 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
   CatalogCompileOptions options;
   options.overlays = overlays;
   options.unavailable = unavailable;
-  nodeplan::Interner names;
   // The embedded catalog compiles straight from its rows (CompileAwsCatalog:
   // the same result, several times faster than from the message).
-  auto compiled = g.aws ? CompileAwsCatalog(g.node_class, options, names)
-                        : CompileCatalog(*g.catalog, options, names);
+  auto compiled = g.aws ? CompileAwsCatalog(g.node_class, options, in)
+                        : CompileCatalog(*g.catalog, options, in);
   if (!compiled.ok()) {
     if (!g.aws) return compiled.status();
     return absl::InvalidArgumentError(absl::StrCat(
         "catalogRef \"aws\" for NodeClass \"", g.class_names.front(),
         "\": ", compiled.status().message()));
   }
-  const v1::Catalog& cat = *g.catalog;
-  std::string prefix = g.aws ? absl::StrCat("catalog (aws, NodeClass ",
-                                            g.class_names.front(), ").")
-                             : "catalog.";
-  for (int i = 0; i < cat.instance_types_size(); ++i) {
-    const v1::InstanceType& t = cat.instance_types(i);
-    const CompiledInstanceType& ct = (*compiled)->instance_type(i);
-    std::string path =
-        absl::StrCat(prefix, "instanceTypes[", i, "] (", t.name(), ")");
+  const CompiledCatalog& cat = **compiled;
+  const std::string prefix = g.aws ? absl::StrCat("catalog (aws, NodeClass ",
+                                                  g.class_names.front(), ").")
+                                   : "catalog.";
+  for (int i = 0; i < cat.size(); ++i) {
+    const CompiledInstanceType& ct = cat.instance_type(i);
+    auto path = [&] {
+      return absl::StrCat(prefix, "instanceTypes[", i, "] (", ct.name,
+                          ").capacity");
+    };
     InstanceType it;
-    it.name = t.name();
-    it.name_id = in.InternValue(t.name());
-    auto cap = c.dims.FromVector(ct.capacity, names,
-                                 [&] { return path + ".capacity"; });
+    it.name = ct.name;
+    it.name_id = ct.name_value;
+    auto cap = c.dims.FromVector(ct.capacity, in, path);
     if (!cap.ok()) return cap.status();
     it.capacity = *cap;
-    // As compiled (nodeplan::Allocatable: capacity minus overhead on
-    // capacity's keys, hugepages taken out of memory).
-    auto allocatable = c.dims.FromVector(ct.allocatable, names,
-                                         [&] { return path + ".capacity"; });
+    auto allocatable = c.dims.FromVector(ct.allocatable, in, path);
     if (!allocatable.ok()) return allocatable.status();
     it.allocatable = *allocatable;
     absl::InlinedVector<LabelValue, 8> zones, cts;
-    for (int j = 0; j < t.offerings_size(); ++j) {
-      const v1::Offering& o = t.offerings(j);
-      const CompiledOffering& co = ct.offerings[j];
+    it.offerings.reserve(ct.offerings.size());
+    for (const CompiledOffering& co : ct.offerings) {
       Offering off;
-      off.zone = in.InternValue(o.zone());
-      off.capacity_type = in.InternValue(o.capacity_type());
+      off.zone = co.zone;
+      off.capacity_type = co.capacity_type;
       off.price = co.price;
       off.available = co.available;
-      if (!o.reservation_id().empty()) {
-        off.reservation = in.InternValue(o.reservation_id());
-        off.reservation_capacity = o.reservation_capacity();
+      if (co.reservation_id.id != kNoId) {
+        off.reservation = co.reservation_id;
+        off.reservation_capacity = co.reservation_capacity;
         if (off.reservation_capacity <= 0) off.available = false;
       }
       off.listed = g.aws || co.available;  // see Offering::listed
@@ -339,21 +338,14 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
       }
       it.offerings.push_back(off);
     }
-    // Requirements: labels, extra requirements, then the ones every type
-    // defines (name, and the zones and capacity types of listed offerings).
-    std::vector<std::pair<std::string, std::string>> labels(t.labels().begin(),
-                                                            t.labels().end());
-    std::sort(labels.begin(), labels.end());
-    for (const auto& [key, value] : labels)
-      it.reqs.Add(Requirement::In(in.InternKey(labels::NormalizeLabelKey(key)),
-                                  in.InternValue(value)));
-    absl::StatusOr<Requirements> extra = RequirementsFromNodeSelector(
-        t.requirements(), in, /*use_min_values=*/true, path + ".requirements");
-    if (!extra.ok()) return extra.status();
-    it.reqs.Add(*extra);
-    it.reqs.Add(Requirement::In(k.instance_type, it.name_id));
-    it.reqs.Add(Requirement::In(k.zone, zones));
-    it.reqs.Add(Requirement::In(k.capacity_type, cts));
+    it.reqs = ct.requirements;
+    if (!g.aws) {
+      // The compiled requirements list every offering: intersecting keeps
+      // the listed ones (and whatever the type's own requirements say).
+      it.reqs.Add(Requirement::In(k.zone, zones));
+      it.reqs.Add(Requirement::In(k.capacity_type, cts));
+    }
+    it.reqs.Remove(cat.reservation_id_key());
     c.types.push_back(std::move(it));
   }
   return absl::OkStatus();
