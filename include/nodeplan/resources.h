@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
@@ -154,6 +155,19 @@ ResourceVector Allocatable(const ResourceVector& capacity,
 // (hugepages-* in binary-SI bytes), else as milli ("500m").
 std::string ResourcesString(const ResourceVector& resources,
                             const Interner& names);
+
+// The one quantity printer behind ResourcesString and every resource list
+// nodeplan renders: the text of `value` for the resource `name`. cpu is in
+// milli-cores ("1500m", "2"); with `milli_units` any other value is in
+// milli-units and prints as milli when fractional ("500m"); otherwise (or
+// once whole) memory, ephemeral-storage and hugepages-* print in binary-SI
+// bytes ("1Gi") and the rest as an integer.
+std::string ResourceQuantityText(absl::string_view name, int64_t value,
+                                 bool milli_units);
+// Karpenter's resources.String over (name, quantity text) entries: sorted by
+// name, compact JSON, "{}" when there are none.
+std::string ResourceListString(
+    std::vector<std::pair<absl::string_view, std::string>> entries);
 
 }  // namespace nodeplan
 

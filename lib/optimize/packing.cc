@@ -87,9 +87,8 @@ TypeSet CappedTypes(const scheduling::Compiled& c, int pool, int cap) {
   TypeSet out = c.pools[pool].types;
   c.pools[pool].types.ForEach([&](int t) {
     const auto& it = c.types[t];
-    if (it.allocatable[scheduling::kCpu] > top.allocatable[scheduling::kCpu] ||
-        it.allocatable[scheduling::kMemory] >
-            top.allocatable[scheduling::kMemory])
+    if (it.allocatable[kDimCpu] > top.allocatable[kDimCpu] ||
+        it.allocatable[kDimMemory] > top.allocatable[kDimMemory])
       out.Clear(t);
   });
   return out;

@@ -40,8 +40,6 @@
 namespace nodeplan::optimize {
 namespace {
 
-using scheduling::ResVec;
-
 // Whether NodePool `pool` can possibly launch a node labelled key=value:
 // not when its template labels set the key otherwise, its requirements
 // exclude the value, or nothing defines the key (no template label or
@@ -132,7 +130,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     for (const auto& p : e.pods()) placed.insert(p);
   rep.set_excluded_pods(response.unschedulable_size());
 
-  scheduling::ResourceDims dims = c.dims;
+  ResourceDims dims = c.dims;
   Interner names(&c.in);
   const auto hard_taints = HardTaints(c);
   auto fail = [&](std::string why) {
@@ -155,7 +153,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     }
   }
   struct Covered {
-    ResVec req;
+    DenseResources req;
     std::vector<bool> pools;  // tolerated NodePools
   };
   std::vector<Covered> covered;
@@ -189,7 +187,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   rep.set_relaxed_pods(relaxed);
 
   // DaemonSet overhead that certainly applies, per NodePool.
-  std::vector<ResVec> overhead(c.pools.size());
+  std::vector<DenseResources> overhead(c.pools.size());
   for (const auto& ds : state.daemon_sets()) {
     const v1::PodSpec& spec = ds.spec().template_().spec();
     if (!spec.node_selector().empty() || spec.has_affinity()) continue;
@@ -268,7 +266,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   // Existing free capacity.
   std::vector<double> free(nd, 0);
   bool any_existing = false;
-  std::map<std::string, ResVec> bound_use;
+  std::map<std::string, DenseResources> bound_use;
   for (const auto& p : state.pods()) {
     // As the scheduler counts them: terminal pods free their requests;
     // pods being deleted still hold theirs.
@@ -284,8 +282,8 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
                             "nodes[" + n.metadata().name() + "]");
     if (!a.ok()) return fail(std::string(a.status().message()));
     any_existing = true;
-    ResVec use = bound_use[n.metadata().name()];
-    for (int r = 0; r < nd && r < scheduling::kMaxDims; ++r)
+    DenseResources use = bound_use[n.metadata().name()];
+    for (int r = 0; r < nd && r < kMaxResourceDims; ++r)
       free[r] += static_cast<double>(std::max<int64_t>((*a)[r] - use[r], 0));
   }
   for (const auto& nc : state.node_claims()) {

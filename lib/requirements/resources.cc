@@ -391,41 +391,25 @@ ResourceVector Allocatable(const ResourceVector& capacity,
   return out;
 }
 
-std::string ResourcesString(const ResourceVector& resources,
-                            const Interner& names) {
-  if (resources.empty()) return "{}";
-  std::vector<std::pair<absl::string_view, std::string>> entries;
-  for (int i = 0; i < kFixedResources; ++i) {
-    Resource r = static_cast<Resource>(i);
-    if (!resources.Present(r)) continue;
-    const int64_t v = resources.Get(r);
-    std::string text;
-    switch (r) {
-      case Resource::kCpu:
-        text = FormatMilli(v);
-        break;
-      case Resource::kMemory:
-      case Resource::kEphemeralStorage:
-        text = FormatBytes(v);
-        break;
-      case Resource::kPods:
-        text = absl::StrCat(v);
-        break;
-    }
-    entries.emplace_back(kNames[i], std::move(text));
+std::string ResourceQuantityText(absl::string_view name, int64_t value,
+                                 bool milli_units) {
+  if (name == kNames[static_cast<int>(Resource::kCpu)]) {
+    return FormatMilli(value);
   }
-  for (const ResourceVector::Extended& e : resources.extended()) {
-    absl::string_view name = names.KeyText(e.name);
-    std::string text;
-    if (e.milli % 1000 != 0) {
-      text = FormatMilli(e.milli);
-    } else if (IsHugePages(name)) {
-      text = FormatBytes(e.milli / 1000);
-    } else {
-      text = absl::StrCat(e.milli / 1000);
-    }
-    entries.emplace_back(name, std::move(text));
+  if (milli_units) {
+    if (value % 1000 != 0) return FormatMilli(value);
+    value /= 1000;
   }
+  if (name == kNames[static_cast<int>(Resource::kMemory)] ||
+      name == kNames[static_cast<int>(Resource::kEphemeralStorage)] ||
+      IsHugePages(name)) {
+    return FormatBytes(value);
+  }
+  return absl::StrCat(value);
+}
+
+std::string ResourceListString(
+    std::vector<std::pair<absl::string_view, std::string>> entries) {
   std::sort(entries.begin(), entries.end());
   std::string out = "{";
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -435,6 +419,24 @@ std::string ResourcesString(const ResourceVector& resources,
   }
   out += "}";
   return out;
+}
+
+std::string ResourcesString(const ResourceVector& resources,
+                            const Interner& names) {
+  std::vector<std::pair<absl::string_view, std::string>> entries;
+  for (int i = 0; i < kFixedResources; ++i) {
+    Resource r = static_cast<Resource>(i);
+    if (!resources.Present(r)) continue;
+    entries.emplace_back(kNames[i],
+                         ResourceQuantityText(kNames[i], resources.Get(r),
+                                              /*milli_units=*/false));
+  }
+  for (const ResourceVector::Extended& e : resources.extended()) {
+    absl::string_view name = names.KeyText(e.name);
+    entries.emplace_back(
+        name, ResourceQuantityText(name, e.milli, /*milli_units=*/true));
+  }
+  return ResourceListString(std::move(entries));
 }
 
 }  // namespace nodeplan

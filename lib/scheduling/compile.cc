@@ -58,10 +58,10 @@ bool OfferingCompatible(const Offering& o, const Requirements& r,
   return true;
 }
 
-TypeSet FitIndex::Fitting(const ResVec& need, size_t n) const {
+TypeSet FitIndex::Fitting(const DenseResources& need, size_t n) const {
   // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
   // the catalog) has no dimension here: no instance type has any of it.
-  for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxDims); ++d)
+  for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxResourceDims); ++d)
     if (need[d] > 0) return TypeSet(n, false);
   TypeSet out(n, true);
   for (size_t d = 0; d < sorted.size(); ++d) {
@@ -423,8 +423,8 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   const size_t n = c.types.size();
 
   // Fit index.
-  c.fit.sorted.resize(kMaxDims);
-  c.fit.suffix.resize(kMaxDims);
+  c.fit.sorted.resize(kMaxResourceDims);
+  c.fit.suffix.resize(kMaxResourceDims);
   for (int d = 0; d < c.dims.size(); ++d) {
     std::vector<std::pair<int64_t, size_t>> order;
     order.reserve(n);

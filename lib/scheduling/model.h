@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nodeplan/dense_resources.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/requirements.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
-#include "scheduling/resources.h"
 
 namespace nodeplan::scheduling {
 
@@ -49,8 +49,8 @@ struct InstanceType {
   std::string name;
   LabelValue name_id;
   Requirements reqs;
-  ResVec capacity;
-  ResVec allocatable;
+  DenseResources capacity;
+  DenseResources allocatable;
   std::vector<Offering> offerings;
 };
 
@@ -74,7 +74,7 @@ struct Pool {
   TypeSet catalog;
   std::vector<uint64_t> catalog_offering_mask;
   bool has_limits = false;
-  ResVec limits;
+  DenseResources limits;
   uint32_t limit_mask = 0;
   std::string hash;  // karpenter.sh/nodepool-hash
   std::string nodeclass_label_key, nodeclass_name;
@@ -85,7 +85,7 @@ struct Pool {
 struct FitIndex {
   std::vector<std::vector<int64_t>> sorted;  // [dim] ascending values
   std::vector<std::vector<TypeSet>> suffix;  // [dim][rank]
-  TypeSet Fitting(const ResVec& need, size_t n) const;
+  TypeSet Fitting(const DenseResources& need, size_t n) const;
 };
 
 struct Compiled {

@@ -85,21 +85,22 @@ std::string SelectorSignature(const v1::LabelSelector* sel) {
   return absl::StrCat(absl::StrJoin(parts, ";"), "|", absl::StrJoin(ex, ";"));
 }
 
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
-                                   ResourceDims& dims,
-                                   const std::string& path) {
+absl::StatusOr<DenseResources> PodRequests(const v1::PodSpec& spec,
+                                           Interner& names, ResourceDims& dims,
+                                           const std::string& path) {
   return PodRequests(spec, names, dims, [&] { return path; });
 }
 
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
-                                   ResourceDims& dims,
-                                   absl::FunctionRef<std::string()> path) {
+absl::StatusOr<DenseResources> PodRequests(
+    const v1::PodSpec& spec, Interner& names, ResourceDims& dims,
+    absl::FunctionRef<std::string()> path) {
   absl::StatusOr<ResourceVector> requests = nodeplan::PodRequests(spec, names);
   // The field path is built only for an error (this runs per bound pod).
   if (!requests.ok()) requests = nodeplan::PodRequests(spec, names, path());
   if (!requests.ok()) return requests.status();
-  absl::StatusOr<ResVec> dense = dims.FromVector(*requests, names, path);
-  if (dense.ok()) (*dense)[kPods] += 1;
+  absl::StatusOr<DenseResources> dense =
+      dims.FromVector(*requests, names, path);
+  if (dense.ok()) (*dense)[kDimPods] += 1;
   return dense;
 }
 

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "nodeplan/dense_resources.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/label_selector.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/requirements.h"
 #include "nodeplan/v1/k8s.pb.h"
-#include "scheduling/resources.h"
 
 namespace nodeplan::scheduling {
 
@@ -54,7 +54,7 @@ struct PodClass {
   LabelValueId ns_id = kNoId;
   LabelSet labels;
   const v1::Pod* example = nullptr;  // first pod of the class
-  ResVec requests;
+  DenseResources requests;
   Requirements node_selector;
   std::vector<Requirements> required_terms;
   std::vector<std::pair<int32_t, Requirements>> preferred_node;  // heaviest
@@ -76,12 +76,13 @@ struct PodClass {
 // containers, limits defaulting requests, pod-level resources, overhead,
 // pods: 1) in the scheduler's dimensions; `path` (the spec's field path)
 // prefixes errors.
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
-                                   ResourceDims& dims, const std::string& path);
+absl::StatusOr<DenseResources> PodRequests(const v1::PodSpec& spec,
+                                           Interner& names, ResourceDims& dims,
+                                           const std::string& path);
 // The same, with `path` built only for an error.
-absl::StatusOr<ResVec> PodRequests(const v1::PodSpec& spec, Interner& names,
-                                   ResourceDims& dims,
-                                   absl::FunctionRef<std::string()> path);
+absl::StatusOr<DenseResources> PodRequests(
+    const v1::PodSpec& spec, Interner& names, ResourceDims& dims,
+    absl::FunctionRef<std::string()> path);
 
 // Karpenter's provisioner Validate: empty when the pod may be scheduled.
 std::string ValidatePod(const v1::Pod& pod);

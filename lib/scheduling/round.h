@@ -48,7 +48,7 @@ namespace nodeplan::scheduling {
 
 struct DaemonPod {
   std::string name;
-  ResVec requests;
+  DenseResources requests;
   std::vector<v1::Toleration> tols;
   Requirements node_selector;
   std::vector<Requirements> terms;
@@ -62,15 +62,15 @@ struct DaemonPod {
 
 struct DaemonGroup {
   TypeSet types;
-  ResVec overhead;
+  DenseResources overhead;
   bool has_overhead = false;
   std::vector<HostPort> ports;
 };
 
 struct PoolState {
   std::vector<DaemonGroup> groups;
-  ResVec template_overhead;
-  ResVec remaining;
+  DenseResources template_overhead;
+  DenseResources remaining;
   TypeSet limit_ok;
   bool limit_dirty = true;
   bool dropped = false;
@@ -79,7 +79,7 @@ struct PoolState {
   // The dimensions the NodePool limits, and the largest capacity of its
   // types in each (while it is within `remaining`, no type exceeds it).
   std::vector<int> limited;
-  ResVec max_capacity;
+  DenseResources max_capacity;
 };
 
 // An existing node or in-flight NodeClaim as compiled from the request:
@@ -92,7 +92,7 @@ struct ExistingNode {
   std::vector<v1::Taint> taints;
   LabelValue hostname;
   // Allocatable less its bound pods and DaemonSet overhead; bound host ports.
-  ResVec remaining;
+  DenseResources remaining;
   std::vector<HostPort> ports;
   // Where it came from: an index into the request's nodes (-1 for an
   // in-flight NodeClaim) and nodeClaims (-1 for a Node without one).
@@ -100,14 +100,14 @@ struct ExistingNode {
   int request_claim = -1;
   // What it takes from its NodePool's limits (pool -1: nothing).
   int limit_pool = -1;
-  ResVec limit_use;
+  DenseResources limit_use;
 };
 
 // An existing node during one round: its capacity as the round's pods fill
 // it.
 struct Existing {
   const ExistingNode* node = nullptr;
-  ResVec remaining;
+  DenseResources remaining;
   std::vector<HostPort> ports;
   std::vector<int> pods;
 };
@@ -152,14 +152,14 @@ struct Claim {
   Requirements reqs;
   LabelValue hostname;
   TypeSet options;
-  ResVec requests;
+  DenseResources requests;
   std::vector<int> pods;
   std::vector<HostPort> ports;
   std::vector<std::pair<int, int>> reserved;  // (type, offering)
   bool min_values_relaxed = false;
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
-  ResVec max_alloc;
+  DenseResources max_alloc;
 };
 
 struct RelaxState {
@@ -302,7 +302,7 @@ class Round {
   absl::Status CompileExisting();
   // Charges `use` (and one node) to NodePool `pool`'s limits on behalf of
   // `e`; GiveBackLimits returns what `e` was charged.
-  void ChargeLimits(ExistingNode& e, int pool, ResVec use);
+  void ChargeLimits(ExistingNode& e, int pool, DenseResources use);
   void GiveBackLimits(const ExistingNode& e);
   void CompilePoolStates();
   void BuildDomainUniverse();

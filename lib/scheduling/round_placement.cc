@@ -249,10 +249,10 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
       offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
   offer_ok.AndWith(claim.options);
   TypeSet fit_any(n_);
-  ResVec base = claim.requests + cls.requests;
+  DenseResources base = claim.requests + cls.requests;
   bool claim_port_conflict =
       !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
-  ResVec min_oh, max_oh;
+  DenseResources min_oh, max_oh;
   bool tracked = false;
   for (const DaemonGroup& g : ps.groups) {
     if (claim_port_conflict) continue;
@@ -262,7 +262,7 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
         min_oh = max_oh = g.overhead;
         tracked = true;
       } else {
-        for (int d = 0; d < kMaxDims; ++d) {
+        for (int d = 0; d < kMaxResourceDims; ++d) {
           min_oh[d] = std::min(min_oh[d], g.overhead[d]);
           max_oh[d] = std::max(max_oh[d], g.overhead[d]);
         }
@@ -351,7 +351,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
     msg = "no instance type met the requirements/resources/offering tuple";
   }
   *err = msg + tail;
-  if (r_any && !f_any && o_any && cls.requests[kCpu] >= int64_t{1000000} * 1000)
+  if (r_any && !f_any && o_any &&
+      cls.requests[kDimCpu] >= int64_t{1000000} * 1000)
     *err += " (CPU request >= 1 Million, m vs M typo?)";
   return Fail::kOther;
 }
@@ -518,7 +519,7 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
   if (recompute) {
-    claim.max_alloc = ResVec();
+    claim.max_alloc = DenseResources();
     claim.options.ForEach([&](size_t i) {
       for (int d = 0; d < dims; ++d)
         claim.max_alloc[d] =
@@ -566,7 +567,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
     if (gated && opt_.gate->nodes.contains(ex.node->name)) continue;
     if (!CanAddExisting(ex, cls, *v, &merged)) continue;
     ex.pods.push_back(pod);
-    for (int d = 0; d < kMaxDims; ++d) ex.remaining[d] -= cls.requests[d];
+    for (int d = 0; d < kMaxResourceDims; ++d)
+      ex.remaining[d] -= cls.requests[d];
     ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());
     Record(cls, *v, ex.node->taints, merged, nullptr);
     placed_existing_[pod] = static_cast<int>(e);
@@ -763,7 +765,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
     claims_.push_back(std::move(trial));
     // Pessimistic limits: the largest option's capacity.
     if (pool.has_limits) {
-      ResVec mx;
+      DenseResources mx;
       cand.options.ForEach([&](size_t i) {
         for (int d : ps.limited)
           mx[d] = std::max(mx[d], c_.types[i].capacity[d]);
@@ -823,11 +825,12 @@ void Round::Run() {
   keys.reserve(order.size());
   std::deque<std::string> made_ids;  // identities of UID-less pods
   for (int p : order) {
-    const ResVec& r = classes_[pending_[p].cls].cls.requests;
+    const DenseResources& r = classes_[pending_[p].cls].cls.requests;
     const auto& md = pending_[p].pod->metadata();
     absl::string_view id = md.uid();
     if (id.empty()) id = made_ids.emplace_back(PodIdentity(md));
-    keys.push_back({r[kCpu], r[kMemory], &md.creation_timestamp(), id, p});
+    keys.push_back(
+        {r[kDimCpu], r[kDimMemory], &md.creation_timestamp(), id, p});
   }
   std::stable_sort(keys.begin(), keys.end(),
                    [](const SortKey& a, const SortKey& b) {

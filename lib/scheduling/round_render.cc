@@ -54,16 +54,16 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     reqs.Add(Requirement::In(k_.reservation_id, ids));
   }
   // Minimum daemon overhead among groups that still have options.
-  ResVec requests = claim.requests;
+  DenseResources requests = claim.requests;
   bool first = true;
-  ResVec min_oh;
+  DenseResources min_oh;
   for (const DaemonGroup& g : ps.groups) {
     if (!g.types.Intersects(claim.options)) continue;
     if (first) {
       min_oh = g.overhead;
       first = false;
     } else {
-      for (int d = 0; d < kMaxDims; ++d)
+      for (int d = 0; d < kMaxResourceDims; ++d)
         min_oh[d] = std::min(min_oh[d], g.overhead[d]);
     }
   }

@@ -542,13 +542,13 @@ namespace {
 absl::Status FillZerosFromClaim(
     const google::protobuf::Map<std::string, std::string>& list,
     const v1::NodeClaim& claim, absl::string_view field, Interner& names,
-    ResourceDims& dims, ResVec& v) {
-  absl::StatusOr<ResVec> claimed = dims.ParseList(list, names, [&] {
+    ResourceDims& dims, DenseResources& v) {
+  absl::StatusOr<DenseResources> claimed = dims.ParseList(list, names, [&] {
     return absl::StrCat("nodeClaims[", claim.metadata().name(), "].status.",
                         field);
   });
   if (!claimed.ok()) return claimed.status();
-  for (int x = 0; x < kMaxDims; ++x)
+  for (int x = 0; x < kMaxResourceDims; ++x)
     if (v[x] == 0) v[x] = (*claimed)[x];
   return absl::OkStatus();
 }
@@ -588,9 +588,9 @@ int InFlightType(
 
 }  // namespace
 
-void Round::ChargeLimits(ExistingNode& e, int pool, ResVec use) {
+void Round::ChargeLimits(ExistingNode& e, int pool, DenseResources use) {
   if (nodes_dim_ >= 0) use[nodes_dim_] = 1;
-  for (int x = 0; x < kMaxDims; ++x)
+  for (int x = 0; x < kMaxResourceDims; ++x)
     if (c_.pools[pool].limit_mask & (1u << x))
       pools_[pool].remaining[x] -= use[x];
   e.limit_pool = pool;
@@ -599,7 +599,7 @@ void Round::ChargeLimits(ExistingNode& e, int pool, ResVec use) {
 
 void Round::GiveBackLimits(const ExistingNode& e) {
   if (e.limit_pool < 0) return;
-  for (int x = 0; x < kMaxDims; ++x)
+  for (int x = 0; x < kMaxResourceDims; ++x)
     if (c_.pools[e.limit_pool].limit_mask & (1u << x))
       pools_[e.limit_pool].remaining[x] += e.limit_use[x];
 }
@@ -662,7 +662,7 @@ absl::Status Round::CompileExisting() {
   }
   auto add_daemon_overhead = [&](ExistingNode& e,
                                  const std::vector<std::string>& present) {
-    ResVec oh;
+    DenseResources oh;
     for (size_t di = 0; di < daemons_.size(); ++di) {
       const auto& d = daemons_[di];
       if (std::find(present.begin(), present.end(), d.name) != present.end())
@@ -673,7 +673,7 @@ absl::Status Round::CompileExisting() {
       if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;
       oh += d.requests;
     }
-    for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= oh[x];
+    for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= oh[x];
   };
 
   for (int i = 0; i < req_.nodes_size(); ++i) {
@@ -733,7 +733,7 @@ absl::Status Round::CompileExisting() {
         return absl::StrCat("pods[", b.pod->metadata().name(), "].spec");
       });
       if (!rq.ok()) return rq.status();
-      for (int x = 0; x < kMaxDims; ++x) e.remaining[x] -= (*rq)[x];
+      for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= (*rq)[x];
       auto ports = CompileHostPorts(b.pod->spec());
       e.ports.insert(e.ports.end(), ports.begin(), ports.end());
       for (const auto& o : b.pod->metadata().owner_references())
@@ -801,7 +801,7 @@ absl::Status Round::CompileExisting() {
       e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
     e.hostname = in_.InternValue(e.name);
     e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
-    ResVec capacity;
+    DenseResources capacity;
     bool sized = true;
     if (!nc.status().allocatable().empty()) {
       auto alloc = dims_.ParseList(nc.status().allocatable(), in_,
@@ -900,7 +900,7 @@ void Round::CompilePoolStates() {
       }
       ps.groups[it->second].types.Set(i);
     });
-    for (int d = 0; d < kMaxDims; ++d)
+    for (int d = 0; d < kMaxResourceDims; ++d)
       if (pool.has_limits && (pool.limit_mask & (1u << d)))
         ps.limited.push_back(d);
     pool.types.ForEach([&](size_t i) {

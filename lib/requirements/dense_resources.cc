@@ -1,19 +1,16 @@
-#include "scheduling/resources.h"
+#include "nodeplan/dense_resources.h"
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "nodeplan/quantity.h"
 
-namespace nodeplan::scheduling {
+namespace nodeplan {
 
 // The first four dimensions are nodeplan::Resource's.
-static_assert(kCpu == static_cast<int>(Resource::kCpu) &&
-              kMemory == static_cast<int>(Resource::kMemory) &&
-              kPods == static_cast<int>(Resource::kPods) &&
-              kEphemeral == static_cast<int>(Resource::kEphemeralStorage));
+static_assert(kDimCpu == static_cast<int>(Resource::kCpu) &&
+              kDimMemory == static_cast<int>(Resource::kMemory) &&
+              kDimPods == static_cast<int>(Resource::kPods) &&
+              kDimEphemeral == static_cast<int>(Resource::kEphemeralStorage));
 ResourceDims::ResourceDims() {
   for (const char* n : {"cpu", "memory", "pods", "ephemeral-storage"}) Dim(n);
 }
@@ -21,7 +18,7 @@ ResourceDims::ResourceDims() {
 int ResourceDims::Dim(absl::string_view name) {
   auto it = dims_.find(name);
   if (it != dims_.end()) return it->second;
-  if (static_cast<int>(names_.size()) >= kMaxDims) return -1;
+  if (static_cast<int>(names_.size()) >= kMaxResourceDims) return -1;
   int d = static_cast<int>(names_.size());
   names_.emplace_back(name);
   dims_.emplace(std::string(name), d);
@@ -34,21 +31,17 @@ int ResourceDims::Find(absl::string_view name) const {
 }
 
 std::string ResourceDims::Format(int dim, int64_t value) const {
-  if (dim == kCpu) return FormatMilli(value);
-  if (dim == kMemory || dim == kEphemeral ||
-      absl::StrContains(names_[dim], "hugepages"))
-    return FormatBytes(value);
-  return absl::StrCat(value);
+  return ResourceQuantityText(names_[dim], value, /*milli_units=*/false);
 }
 
-absl::StatusOr<ResVec> ResourceDims::ParseList(
+absl::StatusOr<DenseResources> ResourceDims::ParseList(
     const google::protobuf::Map<std::string, std::string>& list,
     Interner& names, const std::string& path, uint32_t* present_mask) {
   return ParseList(
       list, names, [&] { return path; }, present_mask);
 }
 
-absl::StatusOr<ResVec> ResourceDims::ParseList(
+absl::StatusOr<DenseResources> ResourceDims::ParseList(
     const google::protobuf::Map<std::string, std::string>& list,
     Interner& names, absl::FunctionRef<std::string()> path,
     uint32_t* present_mask) {
@@ -56,7 +49,7 @@ absl::StatusOr<ResVec> ResourceDims::ParseList(
   // The field path is built only for an error.
   if (!parsed.ok()) parsed = ParseResourceList(list, names, path());
   if (!parsed.ok()) return parsed.status();
-  absl::StatusOr<ResVec> out = FromVector(*parsed, names, path);
+  absl::StatusOr<DenseResources> out = FromVector(*parsed, names, path);
   if (!out.ok() || present_mask == nullptr) return out;
   for (int r = 0; r < kFixedResources; ++r)
     if (parsed->Present(static_cast<Resource>(r))) *present_mask |= 1u << r;
@@ -76,14 +69,14 @@ int64_t WholeUnits(int64_t milli) {
 
 }  // namespace
 
-absl::StatusOr<ResVec> ResourceDims::FromVector(
+absl::StatusOr<DenseResources> ResourceDims::FromVector(
     const ResourceVector& v, const Interner& names,
     absl::FunctionRef<std::string()> path) {
-  ResVec out;
-  out[kCpu] = v.cpu_milli();
-  out[kMemory] = v.memory();
-  out[kPods] = v.pods();
-  out[kEphemeral] = v.ephemeral_storage();
+  DenseResources out;
+  out[kDimCpu] = v.cpu_milli();
+  out[kDimMemory] = v.memory();
+  out[kDimPods] = v.pods();
+  out[kDimEphemeral] = v.ephemeral_storage();
   if (v.extended().empty()) return out;
   // Dimensions for new names in name order, so their numbering does not
   // depend on the order the names were interned in.
@@ -96,7 +89,7 @@ absl::StatusOr<ResVec> ResourceDims::FromVector(
   for (absl::string_view name : fresh) {
     if (Dim(name) < 0)
       return absl::InvalidArgumentError(
-          absl::StrCat(path(), "[", name, "]: more than ", kMaxDims,
+          absl::StrCat(path(), "[", name, "]: more than ", kMaxResourceDims,
                        " distinct resource names are not supported"));
   }
   for (const ResourceVector::Extended& e : v.extended())
@@ -104,17 +97,12 @@ absl::StatusOr<ResVec> ResourceDims::FromVector(
   return out;
 }
 
-std::string ResourceDims::String(const ResVec& v, uint32_t mask) const {
-  std::vector<std::pair<std::string, std::string>> items;
+std::string ResourceDims::String(const DenseResources& v, uint32_t mask) const {
+  std::vector<std::pair<absl::string_view, std::string>> entries;
   for (int d = 0; d < size(); ++d)
     if (v[d] != 0 || (mask & (1u << d)))
-      items.emplace_back(names_[d], Format(d, v[d]));
-  if (items.empty()) return "{}";
-  std::sort(items.begin(), items.end());
-  std::vector<std::string> parts;
-  for (auto& [k, val] : items)
-    parts.push_back(absl::StrCat("\"", k, "\":\"", val, "\""));
-  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+      entries.emplace_back(names_[d], Format(d, v[d]));
+  return ResourceListString(std::move(entries));
 }
 
-}  // namespace nodeplan::scheduling
+}  // namespace nodeplan
