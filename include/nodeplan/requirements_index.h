@@ -96,6 +96,10 @@ class RequirementsIndex {
 
   // out := { i : type(i).Intersects(query) } (keys defined on both sides).
   void Intersecting(const Requirements& query, TypeSet* out) const;
+  // out &= { i : type(i) passes Intersects against the one requirement q }
+  // (a type not defining q's key passes): Intersecting one key at a time,
+  // for callers that narrow a set as a query gains requirements.
+  void AndIntersecting(const Requirement& q, TypeSet* out) const;
   // out := { i : type(i).IsCompatible(query, options) } (type(i) is the
   // existing side, query the incoming one).
   void Compatible(const Requirements& query,

@@ -534,6 +534,13 @@ void RequirementsIndex::Intersecting(const Requirements& query,
   }
 }
 
+void RequirementsIndex::AndIntersecting(const Requirement& q,
+                                        TypeSet* out) const {
+  auto it = key_slot_.find(q.key());
+  if (it == key_slot_.end()) return;
+  AndIntersectingKey(keys_[it->second], q, out);
+}
+
 void RequirementsIndex::Compatible(const Requirements& query,
                                    const CompatibilityOptions& options,
                                    TypeSet* out) const {

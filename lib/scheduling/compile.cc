@@ -179,6 +179,8 @@ class AwsTypeCache {
     std::vector<std::string> new_keys, new_values;
     std::vector<std::string> new_dims;  // added, in dimension order
     std::vector<InstanceType> types;
+    // The index over `types`, for a snapshot whose only catalog this is.
+    std::shared_ptr<const RequirementsIndex> index;
   };
   static constexpr size_t kSize = 8;
 
@@ -226,6 +228,16 @@ class AwsTypeCache {
   std::list<std::pair<std::string, std::shared_ptr<const Entry>>> entries_;
   AwsTypeCacheStats stats_;
 };
+
+// The bitset index over the types' requirements (it owns copies, so that
+// the copies of a Compiled can share it).
+std::shared_ptr<const RequirementsIndex> TypeIndex(
+    absl::Span<const InstanceType> types) {
+  std::vector<Requirements> reqs;
+  reqs.reserve(types.size());
+  for (const InstanceType& t : types) reqs.push_back(t.reqs);
+  return std::make_shared<const RequirementsIndex>(reqs);
+}
 
 // Everything the translation of an AWS group reads, as bytes (length-
 // prefixed, so that no two inputs share a key).
@@ -352,13 +364,20 @@ absl::Status TranslateInstanceTypes(const v1::ScheduleRequest& base,
 }
 
 // TranslateInstanceTypes, through AwsTypeCache for the embedded catalog.
-absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
-                                 const CatalogGroup& g, Compiled& c) {
+// With `index`, the cached entry's index over exactly the types appended
+// (when the group is the embedded catalog).
+absl::Status AppendInstanceTypes(
+    const v1::ScheduleRequest& base, const CatalogGroup& g, Compiled& c,
+    std::shared_ptr<const RequirementsIndex>* index) {
   if (!g.aws) return TranslateInstanceTypes(base, g, c);
   AwsTypeCache& cache = AwsTypeCache::Get();
   std::string key = AwsTypeCacheKey(base, g, c);
-  if (std::shared_ptr<const AwsTypeCache::Entry> hit = cache.Find(key))
-    if (ReplayAwsTypes(*hit, c)) return absl::OkStatus();
+  if (std::shared_ptr<const AwsTypeCache::Entry> hit = cache.Find(key)) {
+    if (ReplayAwsTypes(*hit, c)) {
+      if (index != nullptr) *index = hit->index;
+      return absl::OkStatus();
+    }
+  }
   // A failed replay interned only strings the translation interns too, in
   // the same order (a prefix of them), so translating afterwards gives the
   // uncached result.
@@ -376,6 +395,8 @@ absl::Status AppendInstanceTypes(const v1::ScheduleRequest& base,
   for (int d = first_dim; d < c.dims.size(); ++d)
     entry->new_dims.push_back(c.dims.Name(d));
   entry->types.assign(c.types.begin() + first_type, c.types.end());
+  entry->index = TypeIndex(entry->types);
+  if (index != nullptr) *index = entry->index;
   cache.Put(std::move(key), std::move(entry));
   return absl::OkStatus();
 }
@@ -414,13 +435,17 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
       well_known.push_back(l);
   c.wk.emplace(in, well_known);
 
+  // One catalog: its cached index (if any) covers exactly c.types.
+  std::shared_ptr<const RequirementsIndex> cached_index;
   for (CatalogGroup& g : *groups) {
     g.begin = c.types.size();
-    absl::Status st = AppendInstanceTypes(base, g, c);
+    absl::Status st = AppendInstanceTypes(
+        base, g, c, groups->size() == 1 ? &cached_index : nullptr);
     if (!st.ok()) return st;
     g.end = c.types.size();
   }
   const size_t n = c.types.size();
+  c.type_index = cached_index != nullptr ? cached_index : TypeIndex(c.types);
 
   // Fit index.
   c.fit.sorted.resize(kMaxResourceDims);

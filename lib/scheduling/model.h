@@ -7,6 +7,7 @@
 // handful of bitset ANDs.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +97,9 @@ struct Compiled {
   ResourceDims dims;
   Keys keys;
   std::vector<InstanceType> types;
+  // Bitset index over types[i].reqs (same order), shared by the copies of
+  // a snapshot (immutable; it owns copies of the requirements).
+  std::shared_ptr<const RequirementsIndex> type_index;
   std::vector<Pool> pools;  // weight descending, then name descending
   // Pools present in the request but not schedulable (static), by name.
   std::vector<std::string> static_pools;

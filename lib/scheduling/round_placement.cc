@@ -142,21 +142,8 @@ const TypeSet& Round::KeyCompat(const Requirement& r) {
   if (r.lte()) absl::StrAppend(&sig_, "l", *r.lte());
   auto it = key_compat_.find(sig_);
   if (it != key_compat_.end()) return it->second;
-  TypeSet b(n_);
-  const SelectorOperator incoming = r.Operator();
-  const bool neg_in = incoming == SelectorOperator::kNotIn ||
-                      incoming == SelectorOperator::kDoesNotExist;
-  for (size_t i = 0; i < n_; ++i) {
-    const Requirement* t = c_.types[i].reqs.Find(r.key());
-    if (t == nullptr || t->HasIntersection(r)) {
-      b.Set(i);
-      continue;
-    }
-    const SelectorOperator o = t->Operator();
-    if (neg_in &&
-        (o == SelectorOperator::kNotIn || o == SelectorOperator::kDoesNotExist))
-      b.Set(i);
-  }
+  TypeSet b(n_, true);
+  c_.type_index->AndIntersecting(r, &b);
   return key_compat_.emplace(sig_, std::move(b)).first->second;
 }
 

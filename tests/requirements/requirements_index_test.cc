@@ -108,6 +108,24 @@ void ExpectAgrees(Generator& gen, const RequirementsIndex& index,
       return;
     }
   }
+  // One requirement at a time (AndIntersecting): each narrows the set as
+  // that key's Intersects does, and all of them together give Intersecting.
+  TypeSet narrowed(static_cast<int>(types.size()), true);
+  for (const Requirement& q : query) {
+    TypeSet one(static_cast<int>(types.size()), true);
+    index.AndIntersecting(q, &one);
+    Requirements single;
+    single.Add(q);
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (one.Test(i) != types[i].Intersects(single)) {
+        ADD_FAILURE() << "AndIntersecting: type " << gen.vocab().Str(types[i])
+                      << " requirement " << gen.vocab().Str(single);
+        return;
+      }
+    }
+    index.AndIntersecting(q, &narrowed);
+  }
+  EXPECT_EQ(narrowed, got) << "query " << gen.vocab().Str(query);
   const CompatibilityOptions options{allow};
   index.Compatible(query, options, &got);
   for (size_t i = 0; i < types.size(); ++i) {
