@@ -5,9 +5,9 @@
 // serializing a response into memory the caller frees with nodeplan_free(),
 // spreading an absl::Status into the out-parameters, and catching every
 // exception. The C functions (capi/c_api.cc for versions and freeing,
-// schedule.cc, disrupt.cc, manifest.cc, validate.cc and cluster.cc, one file
-// per area of capi/include/nodeplan/c_api.h) hold no logic beyond calling these
-// and the C++ API.
+// schedule.cc, disrupt.cc, manifest.cc, validate.cc, explain.cc, diff.cc and
+// cluster.cc, one file per area of capi/include/nodeplan/c_api.h) hold no
+// logic beyond calling these and the C++ API.
 
 #include <cstddef>
 #include <exception>

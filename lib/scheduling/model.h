@@ -111,11 +111,13 @@ struct Compiled {
 // Builds the compiled snapshot from nodePools, nodeClasses, catalog /
 // catalogRef, nodeOverlays and unavailableOfferings of `base`. Instance types
 // come from the shared CompileCatalog (nodeplan/compiled_catalog.h: overlays,
-// unavailable offerings, quantities, allocatable), translated into this
-// model. An explicit catalog serves every NodePool; otherwise (catalogRef
-// "aws" or empty) each referenced NodeClass gets AwsCatalog(node_class) of
-// its own, shared by the NodePools that reference it, and `types` holds one
-// entry per (catalog, instance type): a name can appear once per catalog.
+// unavailable offerings, quantities, allocatable, requirements), compiled
+// into `in` and taken as compiled (see Offering::listed for the one reading
+// of their own). An explicit catalog serves every NodePool; otherwise
+// (catalogRef "aws" or empty) each referenced NodeClass gets
+// AwsCatalog(node_class) of its own, shared by the NodePools that reference it,
+// and `types` holds one entry per (catalog, instance type): a name can appear
+// once per catalog.
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base);
 
 // CompileSnapshot keeps the embedded AWS catalog's translated instance types
