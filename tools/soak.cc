@@ -18,6 +18,9 @@
 //   nodeplan_soak [--clusters N] [--threads T] [--first-seed S]
 //                 [--reorder check|report|off]
 //                 [--requests schedule|disrupt|both]
+//   nodeplan_soak --print SEED [--requests schedule|disrupt]
+//       writes that seed's request as JSON (the request a failing seed
+//       names, for triage with the bindings or a test).
 
 #include <algorithm>
 #include <atomic>
@@ -28,11 +31,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "google/protobuf/util/json_util.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
 #include "nodeplan/schedule.h"
@@ -191,6 +196,7 @@ struct Config {
   int threads = 2;
   std::string reorder = "check";
   std::string requests = "both";
+  std::optional<uint64_t> print;
 };
 
 std::mutex print_mu;
@@ -342,6 +348,8 @@ int main(int argc, char** argv) {
       cfg.threads = std::max(1, std::atoi(value.c_str()));
     } else if (flag == "--first-seed") {
       cfg.first_seed = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (flag == "--print") {
+      cfg.print = std::strtoull(value.c_str(), nullptr, 10);
     } else if (flag == "--reorder" &&
                (value == "check" || value == "report" || value == "off")) {
       cfg.reorder = value;
@@ -352,13 +360,32 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: nodeplan_soak [--clusters N] [--threads T] "
                    "[--first-seed S] [--reorder check|report|off] "
-                   "[--requests schedule|disrupt|both]\n");
+                   "[--requests schedule|disrupt|both]\n"
+                   "       nodeplan_soak --print SEED "
+                   "[--requests schedule|disrupt]\n");
       return 2;
     }
   }
   if (argc % 2 == 0) {
     std::fprintf(stderr, "nodeplan_soak: %s needs a value\n", argv[argc - 1]);
     return 2;
+  }
+  if (cfg.print.has_value()) {
+    const bool disrupt = cfg.requests == "disrupt";
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    const auto s = disrupt
+                       ? google::protobuf::util::MessageToJsonString(
+                             DisruptSubject::Make(*cfg.print), &json, options)
+                       : google::protobuf::util::MessageToJsonString(
+                             ScheduleSubject::Make(*cfg.print), &json, options);
+    if (!s.ok()) {
+      std::fprintf(stderr, "nodeplan_soak: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return 0;
   }
   bool ok = true;
   if (cfg.requests != "disrupt") ok = Soak<ScheduleSubject>(cfg) && ok;
