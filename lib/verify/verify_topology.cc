@@ -389,7 +389,12 @@ void Verifier::CheckAffinity() {
       // Domains (pinned) holding a matching pod other than this one.
       std::set<std::string> occupied;
       bool self_matches = false;
-      bool bound_match_elsewhere = false;
+      // Per live term: whether a bound matching pod sits in a domain that
+      // term allows. Karpenter lets a self-selecting pod start a domain only
+      // when no matching pod counts in the domains its own requirements
+      // (under the term in force) allow, so one live term without such a
+      // pod is enough (Karpenter's nextDomainAffinity).
+      std::vector<char> term_blocked(live_terms.size(), 0);
       for (int m : matches) {
         if (m == static_cast<int>(i)) {
           self_matches = true;
@@ -399,18 +404,21 @@ void Verifier::CheckAffinity() {
         if (auto d = PinnedDomain(pods_[m].site, key)) {
           occupied.insert(*d);
           if (!pods_[m].pending) {
-            for (const auto& t : live_terms) {
-              bound_match_elsewhere |=
-                  PodExprsAllowValue(entry.facts, t, key, *d);
+            for (size_t t = 0; t < live_terms.size(); ++t) {
+              if (PodExprsAllowValue(entry.facts, live_terms[t], key, *d)) {
+                term_blocked[t] = 1;
+              }
             }
           }
         }
       }
+      const bool may_start_domain =
+          self_matches && domains->size() == 1 &&
+          std::find(term_blocked.begin(), term_blocked.end(), 0) !=
+              term_blocked.end();
       for (const auto& d : *domains) {
         if (occupied.count(d)) continue;
-        if (self_matches && !bound_match_elsewhere && domains->size() == 1) {
-          continue;  // this pod may have started the domain
-        }
+        if (may_start_domain) continue;  // this pod may have started it
         Add("pod-affinity", subject,
             absl::StrCat(key, " ", d, " on ", sites_[entry.site].subject,
                          " holds no other pod matching the required "

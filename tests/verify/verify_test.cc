@@ -163,6 +163,26 @@ void AntiAffinityAcrossNamespaces(Plan& p, bool namespace_object) {
        ->add_required_during_scheduling_ignored_during_execution() = term;
 }
 
+// api-0 becomes a cache pod with required zone affinity to cache pods and a
+// required node-affinity term allowing `zones`, launched in zone-b; the
+// bound cache pod sits in zone-a.
+void SelfSelectingCacheInZoneB(Plan& p, const std::vector<std::string>& zones) {
+  v1::Pod& api = p.pod("api-0");
+  (*api.mutable_metadata()->mutable_labels())["app"] = "cache";
+  v1::Affinity* affinity = api.mutable_spec()->mutable_affinity();
+  *affinity->mutable_pod_affinity()
+       ->add_required_during_scheduling_ignored_during_execution() =
+      Term("cache", kZone);
+  *affinity->mutable_node_affinity()
+       ->mutable_required_during_scheduling_ignored_during_execution()
+       ->add_node_selector_terms()
+       ->add_match_expressions() = Requirement(kZone, "In", zones);
+  p.PinClaim(kZone, "zone-b");
+  p.claim().mutable_launch()->set_zone("zone-b");
+  p.claim().mutable_launch()->set_capacity_type("on-demand");
+  p.claim().mutable_launch()->set_price(0.1);
+}
+
 void AddSpread(v1::Pod& pod, const std::string& key) {
   auto* c = pod.mutable_spec()->add_topology_spread_constraints();
   c->set_max_skew(1);
@@ -627,6 +647,18 @@ std::vector<Case> Cases() {
          p.PinClaim(kZone, "zone-a");
        },
        ""},
+      // A self-selecting pod may start a domain when no matching pod counts
+      // in the domains its own requirements allow (Karpenter's
+      // nextDomainAffinity): the cache pod in zone-a does not count for a
+      // pod whose node affinity allows only zone-b, and does count for one
+      // whose node affinity allows both (found by nodeplan_soak, seed 12706).
+      {"self-selecting pod affinity starts a zone only it allows",
+       [](Plan& p) { SelfSelectingCacheInZoneB(p, {"zone-b"}); }, ""},
+      {"self-selecting pod affinity with a match in a zone it allows",
+       [](Plan& p) {
+         SelfSelectingCacheInZoneB(p, {"zone-a", "zone-b"});
+       },
+       "pod-affinity"},
       {"pod affinity on an undecided zone",
        [](Plan& p) {
          *p.pod("api-0")
