@@ -384,12 +384,19 @@ absl::Status ClusterView::BuildPods() {
     if (budget_namespaces.contains(ns)) {
       v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
     }
+    v.facts = PodFacts::Of(p);
     if (!p.spec().node_name().empty()) {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
       auto it = node_index_.find(p.spec().node_name());
       if (it != node_index_.end() && nodes_[it->second].node != nullptr) {
         v.node = it->second;
-        nodes_[it->second].pods.push_back(static_cast<int>(pods_.size() - 1));
+        NodeView& n = nodes_[it->second];
+        n.pods.push_back(static_cast<int>(pods_.size() - 1));
+        if (!v.facts.terminal && (n.managed || n.has_pool_label)) {
+          absl::StatusOr<ResourceVector> r =
+              PodRequests(p.spec(), pod_resource_names_);
+          if (r.ok()) v.requests = *std::move(r);
+        }
       }
     }
   }

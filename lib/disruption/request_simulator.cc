@@ -25,7 +25,7 @@ absl::flat_hash_set<std::string> ConsolidateAfterGate(
 
 bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
   const PodView& p = view.pods()[pod];
-  return IsReschedulable(*p.pod) && IsDisruptable(*p.pod, view.now()) &&
+  return p.facts.reschedulable() && p.facts.disruptable(view.now()) &&
          !view.pdbs().FullyBlocked(*p.pod, p.labels, view.now());
 }
 
