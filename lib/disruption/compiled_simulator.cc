@@ -9,6 +9,14 @@
 #include "scheduling/round.h"
 
 namespace nodeplan::disruption {
+namespace {
+
+const std::string& EmptyString() {
+  static const std::string* empty = new std::string();
+  return *empty;
+}
+
+}  // namespace
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
                                      const ConditionsResult& conditions)
@@ -44,7 +52,6 @@ absl::Status CompiledSimulator::Build() {
   PointAll(r.deployments(), s.mutable_deployments());
   PointAll(r.namespaces(), s.mutable_namespaces());
   const std::vector<NodeView>& nodes = view_.nodes();
-  claims_.resize(nodes.size());
   state_node_.assign(nodes.size(), -1);
   state_claim_.assign(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -55,14 +62,25 @@ absl::Status CompiledSimulator::Build() {
       Point(*n.node, s.mutable_nodes());
     }
     if (n.claim != nullptr) {
-      claims_[i] = *n.claim;
-      if (n.node != nullptr) {
-        claims_[i].mutable_status()->set_node_name(n.node->metadata().name());
-      } else {
-        claims_[i].mutable_status()->clear_node_name();
+      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
+      // Most NodeClaims already name their Node and are used as they are;
+      // only the others are copied (on the arena) to name it.
+      const std::string& node_name =
+          n.node != nullptr ? n.node->metadata().name() : EmptyString();
+      const v1::NodeClaim* claim = n.claim;
+      if (claim->status().node_name() != node_name) {
+        v1::NodeClaim* copy =
+            google::protobuf::Arena::CreateMessage<v1::NodeClaim>(&arena_);
+        *copy = *n.claim;
+        if (n.node != nullptr) {
+          copy->mutable_status()->set_node_name(node_name);
+        } else {
+          copy->mutable_status()->clear_node_name();
+        }
+        claim = copy;
       }
       state_claim_[i] = s.node_claims_size();
-      Point(claims_[i], s.mutable_node_claims());
+      Point(*claim, s.mutable_node_claims());
     }
   }
   for (const PodView& pv : view_.pods()) {
