@@ -385,7 +385,8 @@ absl::Status ClusterView::BuildPods() {
       v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
     }
     v.facts = PodFacts::Of(p);
-    if (!p.spec().node_name().empty()) {
+    v.bound = !p.spec().node_name().empty();
+    if (v.bound) {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
       auto it = node_index_.find(p.spec().node_name());
       if (it != node_index_.end() && nodes_[it->second].node != nullptr) {

@@ -68,7 +68,8 @@ struct PodView {
   const v1::Pod* pod = nullptr;
   std::string key;  // "namespace/name"
   LabelSet labels;
-  int node = -1;  // the state node it is bound to, -1 when none
+  int node = -1;       // the state node it is bound to, -1 when none
+  bool bound = false;  // spec.nodeName is set (to a known node or not)
   // What the rules read of the pod (pod_rules.h), read once here: later
   // passes ask these instead of visiting the pod's message again.
   PodFacts facts;

@@ -84,7 +84,7 @@ absl::Status CompiledSimulator::Build() {
     }
   }
   for (const PodView& pv : view_.pods()) {
-    if (pv.pod->spec().node_name().empty()) continue;
+    if (!pv.bound) continue;
     if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
     Point(*pv.pod, s.mutable_pods());
   }
@@ -95,8 +95,8 @@ absl::Status CompiledSimulator::Build() {
   signatures_.resize(view_.pods().size());
   reschedulable_.assign(view_.pods().size(), -1);
   for (size_t p = 0; p < view_.pods().size(); ++p) {
-    const v1::Pod& pod = *view_.pods()[p].pod;
-    if (pod.spec().node_name().empty() && IsProvisionable(pod))
+    const PodView& pv = view_.pods()[p];
+    if (!pv.bound && IsProvisionable(*pv.pod))
       pending_.push_back(static_cast<int>(p));
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -150,7 +150,7 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   for (int p : order) {
     const PodView& pv = view_.pods()[p];
     const v1::Pod& pod = *pv.pod;
-    if (pod.spec().node_name().empty()) {
+    if (!pv.bound) {
       sim.pods.push_back({&pod, false, nullptr});
       origin[pv.key] = Origin::kPending;
       continue;
