@@ -20,7 +20,7 @@ const std::string& EmptyString() {
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
                                      const ConditionsResult& conditions)
-    : view_(view), fallback_(view, conditions) {}
+    : view_(view), conditions_(conditions) {}
 
 absl::Status CompiledSimulator::Build() {
   const v1::DisruptRequest& r = view_.request();
@@ -177,7 +177,10 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   absl::Status s = model_->Simulate(sim, &gate, &resp);
   if (absl::IsUnavailable(s)) {
     ++fallbacks_;
-    return fallback_.Simulate(candidates, consolidation);
+    if (fallback_ == nullptr) {
+      fallback_ = std::make_unique<RequestSimulator>(view_, conditions_);
+    }
+    return fallback_->Simulate(candidates, consolidation);
   }
   if (!s.ok()) return s;
   return ToSimulationResult(view_, resp, origin);

@@ -32,7 +32,10 @@ class CompiledSimulator : public Simulator {
   absl::Status Build();
 
   ClusterView& view_;
-  RequestSimulator fallback_;
+  const ConditionsResult& conditions_;
+  // Made on the first fallback: it copies every NodeClaim and the request's
+  // NodePools, and most passes never fall back.
+  std::unique_ptr<RequestSimulator> fallback_;
   int fallbacks_ = 0;
   // The cluster state the model compiles: every view node not marked for
   // deletion (its NodeClaim with status.nodeName as the scheduler pairs
