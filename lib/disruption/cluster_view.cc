@@ -414,7 +414,7 @@ absl::Status ClusterView::BuildPods() {
         if (!v.facts.terminal && (n.managed || n.has_pool_label)) {
           absl::StatusOr<ResourceVector> r =
               PodRequests(p.spec(), pod_resource_names_);
-          if (r.ok()) v.requests = *std::move(r);
+          if (r.ok()) n.requests.Add(*r);
         }
       }
     }

@@ -73,11 +73,6 @@ struct PodView {
   // What the rules read of the pod (pod_rules.h), read once here: later
   // passes ask these instead of visiting the pod's message again.
   PodFacts facts;
-  // PodRequests of a pod that is not terminal and is bound to a state node
-  // the response describes (managed or labelled with a NodePool), in
-  // ClusterView::pod_resource_names(); nullopt otherwise or when they do not
-  // parse.
-  std::optional<ResourceVector> requests;
 };
 
 struct NodeView {
@@ -112,6 +107,11 @@ struct NodeView {
   double price = 0;
   // Pods bound to the Node (spec.nodeName), in input order.
   std::vector<int> pods;
+  // When the response describes the node (managed or labelled with a
+  // NodePool): the sum, in pod order, of PodRequests of its pods that are
+  // not terminal and whose requests parse, extended resources named in
+  // ClusterView::pod_resource_names(). Empty otherwise.
+  ResourceVector requests;
 };
 
 class ClusterView {
@@ -132,7 +132,7 @@ class ClusterView {
   // Index of the state node named `name` (Node name, else NodeClaim name).
   int NodeIndex(absl::string_view name) const;
   const WellKnownLabels& well_known() const { return *well_known_; }
-  // The names of the extended resources in PodView::requests. Apart from
+  // The names of the extended resources in NodeView::requests. Apart from
   // interner() so that parsing pods does not move the ids interner() hands
   // out afterwards.
   const Interner& pod_resource_names() const { return pod_resource_names_; }

@@ -27,14 +27,10 @@ std::string QuantityText(absl::string_view name, int64_t value, bool milli) {
 }
 
 // Requests of the pods still running on `node` as a quantity map: those
-// not terminal, whose requests parse (parsed once by the view).
+// not terminal, whose requests parse (summed once by the view).
 void SetRequests(const ClusterView& view, const NodeView& node,
                  google::protobuf::Map<std::string, std::string>* out) {
-  ResourceVector sum;
-  for (int p : node.pods) {
-    const std::optional<ResourceVector>& r = view.pods()[p].requests;
-    if (r.has_value()) sum.Add(*r);
-  }
+  const ResourceVector& sum = node.requests;
   for (Resource r :
        {Resource::kCpu, Resource::kMemory, Resource::kEphemeralStorage}) {
     if (sum.Present(r) && sum.Get(r) != 0) {
