@@ -170,7 +170,7 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     }
     sim.pods.push_back({&pod, true, &sig});
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
-    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
+    if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
   AddDeploymentOrigins(state_->deployments(), &origin);
   v1::ScheduleResponse resp;

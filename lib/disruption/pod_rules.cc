@@ -168,6 +168,7 @@ PodFacts PodFacts::Of(const v1::Pod& pod) {
   PodFacts f;
   f.terminal = IsTerminal(pod);
   f.terminating = IsTerminating(pod);
+  f.pending = IsPending(pod);
   f.daemon_set = IsOwnedByDaemonSet(pod);
   f.stateful_set = IsOwnedByStatefulSet(pod);
   f.mirror = IsOwnedByNode(pod);

@@ -86,6 +86,7 @@ struct PodFacts {
 
   bool terminal = false;      // IsTerminal
   bool terminating = false;   // IsTerminating
+  bool pending = false;       // IsPending
   bool daemon_set = false;    // IsOwnedByDaemonSet
   bool stateful_set = false;  // IsOwnedByStatefulSet
   bool mirror = false;        // IsOwnedByNode

@@ -151,7 +151,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     copy->mutable_metadata()->clear_deletion_timestamp();
     copy->mutable_status()->set_phase("Pending");
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
-    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
+    if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
   AddDeploymentOrigins(req.deployments(), &origin);
   // Always gated (an empty gate restricts nothing): the request's objects
