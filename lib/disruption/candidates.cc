@@ -86,8 +86,7 @@ CandidateCheck CheckCandidate(const ClusterView& view, int node, bool eventual,
   const std::vector<int> pods = SortedPods(view, node);
   std::string pod_block;
   for (int p : pods) {
-    const v1::Pod& pod = *view.pods()[p].pod;
-    if (!IsDisruptable(pod, view.now())) {
+    if (!view.pods()[p].facts.disruptable(view.now())) {
       pod_block = absl::StrCat(
           "Pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod=",
           view.pods()[p].key, ")");
@@ -121,10 +120,10 @@ CandidateCheck CheckCandidate(const ClusterView& view, int node, bool eventual,
     out->reschedulable.clear();
     out->disruption_cost = 1.0;
     for (int p : pods) {
-      const v1::Pod& pod = *view.pods()[p].pod;
-      if (!IsReschedulable(pod)) continue;
+      const PodFacts& f = view.pods()[p].facts;
+      if (!f.reschedulable()) continue;
       out->reschedulable.push_back(p);
-      out->disruption_cost += std::max(0.0, EvictionCost(pod));
+      out->disruption_cost += std::max(0.0, f.eviction_cost);
     }
   }
   return CandidateCheck{true, ""};

@@ -22,10 +22,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "disruption/pdb.h"
+#include "disruption/pod_rules.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/interner.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/requirements.h"
+#include "nodeplan/resources.h"
 #include "nodeplan/v1/disrupt.pb.h"
 
 namespace nodeplan::disruption {
@@ -66,7 +68,11 @@ struct PodView {
   const v1::Pod* pod = nullptr;
   std::string key;  // "namespace/name"
   LabelSet labels;
-  int node = -1;  // the state node it is bound to, -1 when none
+  int node = -1;       // the state node it is bound to, -1 when none
+  bool bound = false;  // spec.nodeName is set (to a known node or not)
+  // What the rules read of the pod (pod_rules.h), read once here: later
+  // passes ask these instead of visiting the pod's message again.
+  PodFacts facts;
 };
 
 struct NodeView {
@@ -101,6 +107,11 @@ struct NodeView {
   double price = 0;
   // Pods bound to the Node (spec.nodeName), in input order.
   std::vector<int> pods;
+  // When the response describes the node (managed or labelled with a
+  // NodePool): the sum, in pod order, of PodRequests of its pods that are
+  // not terminal and whose requests parse, extended resources named in
+  // ClusterView::pod_resource_names(). Empty otherwise.
+  ResourceVector requests;
 };
 
 class ClusterView {
@@ -121,6 +132,10 @@ class ClusterView {
   // Index of the state node named `name` (Node name, else NodeClaim name).
   int NodeIndex(absl::string_view name) const;
   const WellKnownLabels& well_known() const { return *well_known_; }
+  // The names of the extended resources in NodeView::requests. Apart from
+  // interner() so that parsing pods does not move the ids interner() hands
+  // out afterwards.
+  const Interner& pod_resource_names() const { return pod_resource_names_; }
 
  private:
   ClusterView() = default;
@@ -131,6 +146,7 @@ class ClusterView {
   const v1::DisruptRequest* request_ = nullptr;
   absl::Time now_;
   Interner interner_;
+  Interner pod_resource_names_;
   std::unique_ptr<WellKnownLabels> well_known_;
   // One compiled catalog per NodeClass (or one for an explicit catalog).
   std::vector<std::shared_ptr<const CompiledCatalog>> catalogs_;

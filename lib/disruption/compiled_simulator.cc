@@ -9,10 +9,18 @@
 #include "scheduling/round.h"
 
 namespace nodeplan::disruption {
+namespace {
+
+const std::string& EmptyString() {
+  static const std::string* empty = new std::string();
+  return *empty;
+}
+
+}  // namespace
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
                                      const ConditionsResult& conditions)
-    : view_(view), fallback_(view, conditions) {}
+    : view_(view), conditions_(conditions) {}
 
 absl::Status CompiledSimulator::Build() {
   const v1::DisruptRequest& r = view_.request();
@@ -44,7 +52,6 @@ absl::Status CompiledSimulator::Build() {
   PointAll(r.deployments(), s.mutable_deployments());
   PointAll(r.namespaces(), s.mutable_namespaces());
   const std::vector<NodeView>& nodes = view_.nodes();
-  claims_.resize(nodes.size());
   state_node_.assign(nodes.size(), -1);
   state_claim_.assign(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -55,18 +62,29 @@ absl::Status CompiledSimulator::Build() {
       Point(*n.node, s.mutable_nodes());
     }
     if (n.claim != nullptr) {
-      claims_[i] = *n.claim;
-      if (n.node != nullptr) {
-        claims_[i].mutable_status()->set_node_name(n.node->metadata().name());
-      } else {
-        claims_[i].mutable_status()->clear_node_name();
+      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
+      // Most NodeClaims already name their Node and are used as they are;
+      // only the others are copied (on the arena) to name it.
+      const std::string& node_name =
+          n.node != nullptr ? n.node->metadata().name() : EmptyString();
+      const v1::NodeClaim* claim = n.claim;
+      if (claim->status().node_name() != node_name) {
+        v1::NodeClaim* copy =
+            google::protobuf::Arena::CreateMessage<v1::NodeClaim>(&arena_);
+        *copy = *n.claim;
+        if (n.node != nullptr) {
+          copy->mutable_status()->set_node_name(node_name);
+        } else {
+          copy->mutable_status()->clear_node_name();
+        }
+        claim = copy;
       }
       state_claim_[i] = s.node_claims_size();
-      Point(claims_[i], s.mutable_node_claims());
+      Point(*claim, s.mutable_node_claims());
     }
   }
   for (const PodView& pv : view_.pods()) {
-    if (pv.pod->spec().node_name().empty()) continue;
+    if (!pv.bound) continue;
     if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
     Point(*pv.pod, s.mutable_pods());
   }
@@ -77,8 +95,8 @@ absl::Status CompiledSimulator::Build() {
   signatures_.resize(view_.pods().size());
   reschedulable_.assign(view_.pods().size(), -1);
   for (size_t p = 0; p < view_.pods().size(); ++p) {
-    const v1::Pod& pod = *view_.pods()[p].pod;
-    if (pod.spec().node_name().empty() && IsProvisionable(pod))
+    const PodView& pv = view_.pods()[p];
+    if (!pv.bound && IsProvisionable(*pv.pod))
       pending_.push_back(static_cast<int>(p));
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -132,7 +150,7 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   for (int p : order) {
     const PodView& pv = view_.pods()[p];
     const v1::Pod& pod = *pv.pod;
-    if (pod.spec().node_name().empty()) {
+    if (!pv.bound) {
       sim.pods.push_back({&pod, false, nullptr});
       origin[pv.key] = Origin::kPending;
       continue;
@@ -152,14 +170,17 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     }
     sim.pods.push_back({&pod, true, &sig});
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
-    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
+    if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
   AddDeploymentOrigins(state_->deployments(), &origin);
   v1::ScheduleResponse resp;
   absl::Status s = model_->Simulate(sim, &gate, &resp);
   if (absl::IsUnavailable(s)) {
     ++fallbacks_;
-    return fallback_.Simulate(candidates, consolidation);
+    if (fallback_ == nullptr) {
+      fallback_ = std::make_unique<RequestSimulator>(view_, conditions_);
+    }
+    return fallback_->Simulate(candidates, consolidation);
   }
   if (!s.ok()) return s;
   return ToSimulationResult(view_, resp, origin);

@@ -32,15 +32,18 @@ class CompiledSimulator : public Simulator {
   absl::Status Build();
 
   ClusterView& view_;
-  RequestSimulator fallback_;
+  const ConditionsResult& conditions_;
+  // Made on the first fallback: it copies every NodeClaim and the request's
+  // NodePools, and most passes never fall back.
+  std::unique_ptr<RequestSimulator> fallback_;
   int fallbacks_ = 0;
   // The cluster state the model compiles: every view node not marked for
   // deletion (its NodeClaim with status.nodeName as the scheduler pairs
   // them) and the pods bound to them or to no known node. Points at the
-  // view's messages; owned by arena_.
+  // view's messages, and at arena copies of the NodeClaims whose
+  // status.nodeName had to change; owned by arena_.
   google::protobuf::Arena arena_;
   v1::ScheduleRequest* state_ = nullptr;
-  std::vector<v1::NodeClaim> claims_;
   // Per view node, its index in state_'s nodes and nodeClaims (-1: none).
   std::vector<int> state_node_, state_claim_;
   std::shared_ptr<const Snapshot> snapshot_;

@@ -407,9 +407,9 @@ void Engine::ComputeTotals() {
       d = graceful_candidates_[i]->disruption_cost;
     } else {
       for (int p : n.pods) {
-        const v1::Pod& pod = *view_.pods()[p].pod;
-        if (IsOwnedByDaemonSet(pod) || IsTerminal(pod)) continue;
-        const double e = EvictionCost(pod);
+        const PodFacts& f = view_.pods()[p].facts;
+        if (f.daemon_set || f.terminal) continue;
+        const double e = f.eviction_cost;
         if (e > 0) d += e;
       }
     }

@@ -92,8 +92,7 @@ std::optional<absl::Time> NextDecision(const ClusterView& view,
     }
   }
   for (const disruption::PodView& p : view.pods()) {
-    if (std::optional<absl::Time> until =
-            disruption::DoNotDisruptUntil(*p.pod)) {
+    if (std::optional<absl::Time> until = p.facts.do_not_disrupt.Until()) {
       consider(*until);
     }
   }
@@ -191,8 +190,8 @@ absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request) {
     *out.add_annotations() = std::move(a);
   }
   for (const disruption::PodView& p : view.pods()) {
-    if (std::optional<std::string> why =
-            disruption::InvalidDoNotDisrupt(*p.pod)) {
+    if (const std::optional<std::string>& why =
+            p.facts.do_not_disrupt.invalid()) {
       events.Add(
           "Pod", p.key, "Warning", "InvalidDoNotDisruptAnnotation",
           absl::StrCat("Invalid karpenter.sh/do-not-disrupt annotation: ", *why,

@@ -22,8 +22,8 @@ bool IsCritical(const v1::Pod& pod) {
 }
 
 // Tier 0-3 as groupPodsByPriority orders them.
-int Tier(const v1::Pod& pod) {
-  return (IsCritical(pod) ? 2 : 0) + (IsOwnedByDaemonSet(pod) ? 1 : 0);
+int Tier(const PodView& pod) {
+  return (IsCritical(*pod.pod) ? 2 : 0) + (pod.facts.daemon_set ? 1 : 0);
 }
 
 std::optional<absl::Time> Parse(absl::string_view text) {
@@ -79,11 +79,9 @@ DrainResult ComputeDrains(const ClusterView& view) {
     std::vector<int> waiting;
     for (int p : SortedPods(view, static_cast<int>(i))) {
       const v1::Pod& pod = *view.pods()[p].pod;
-      if (IsTerminal(pod) || ToleratesDisruptedTaint(pod) ||
-          IsOwnedByNode(pod)) {
-        continue;
-      }
-      if (IsTerminating(pod)) {
+      const PodFacts& f = view.pods()[p].facts;
+      if (f.terminal || ToleratesDisruptedTaint(pod) || f.mirror) continue;
+      if (f.terminating) {
         std::optional<absl::Time> del =
             Parse(pod.metadata().deletion_timestamp());
         if (del.has_value() && now - *del > absl::Minutes(1)) continue;
@@ -94,7 +92,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
     for (int p : waiting) {
       const v1::Pod& pod = *view.pods()[p].pod;
       if (!termination.has_value()) continue;
-      bool eligible = !IsTerminating(pod);
+      bool eligible = !view.pods()[p].facts.terminating;
       if (!eligible) {
         std::optional<absl::Time> del =
             Parse(pod.metadata().deletion_timestamp());
@@ -120,7 +118,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
     }
     // The first non-empty tier is evicted; later tiers wait.
     int tier = 4;
-    for (int p : waiting) tier = std::min(tier, Tier(*view.pods()[p].pod));
+    for (int p : waiting) tier = std::min(tier, Tier(view.pods()[p]));
     EvictionBudget budget(view.pdbs());
     for (int p : waiting) {
       const v1::Pod& pod = *view.pods()[p].pod;
@@ -131,7 +129,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
         w->set_pod(key);
         w->set_reason(std::move(why));
       };
-      if (Tier(pod) != tier) {
+      if (Tier(view.pods()[p]) != tier) {
         wait(absl::StrCat("evicted after the pods of an earlier tier (",
                           tier == 0   ? "non-critical pods"
                           : tier == 1 ? "non-critical DaemonSet pods"
@@ -140,11 +138,12 @@ DrainResult ComputeDrains(const ClusterView& view) {
                           ") are gone"));
         continue;
       }
-      if (IsTerminating(pod)) {
+      const PodFacts& f = view.pods()[p].facts;
+      if (f.terminating) {
         wait("terminating");
         continue;
       }
-      if (IsDoNotDisruptActive(pod, now)) {
+      if (f.do_not_disrupt.ActiveAt(now)) {
         wait("pod has \"karpenter.sh/do-not-disrupt\" annotation");
         continue;
       }

@@ -55,45 +55,76 @@ bool IsProvisionable(const v1::Pod& pod) {
          !IsOwnedByDaemonSet(pod) && !IsOwnedByNode(pod);
 }
 
+namespace {
+
+// IsReschedulable over its facts, for the proto and the PodFacts forms.
+bool Reschedulable(bool active, bool stateful_set, bool terminating,
+                   bool daemon_set, bool mirror) {
+  return (active || (stateful_set && terminating)) && !daemon_set && !mirror;
+}
+
+}  // namespace
+
 bool IsReschedulable(const v1::Pod& pod) {
-  return (IsActive(pod) || (IsOwnedByStatefulSet(pod) && IsTerminating(pod))) &&
-         !IsOwnedByDaemonSet(pod) && !IsOwnedByNode(pod);
+  return Reschedulable(IsActive(pod), IsOwnedByStatefulSet(pod),
+                       IsTerminating(pod), IsOwnedByDaemonSet(pod),
+                       IsOwnedByNode(pod));
+}
+
+DoNotDisrupt DoNotDisrupt::Of(const v1::Pod& pod) {
+  DoNotDisrupt out;
+  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
+  if (it == pod.metadata().annotations().end()) return out;
+  if (it->second == "true") {
+    out.kind_ = Kind::kTrue;
+    return out;
+  }
+  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
+  if (!d.ok()) {
+    out.kind_ = Kind::kInvalid;
+    out.invalid_ = std::string(d.status().message());
+    return out;
+  }
+  out.kind_ = Kind::kDuration;
+  out.duration_ = *d;
+  if (pod.status().start_time().empty()) return out;
+  absl::StatusOr<absl::Time> start =
+      ParseTimestamp(pod.status().start_time(), "status.startTime");
+  if (!start.ok()) return out;
+  out.has_start_ = true;
+  out.start_ = *start;
+  return out;
+}
+
+bool DoNotDisrupt::ActiveAt(absl::Time now) const {
+  switch (kind_) {
+    case Kind::kNone:
+    case Kind::kInvalid:
+      return false;
+    case Kind::kTrue:
+      return true;
+    case Kind::kDuration:
+      // No start time, or an unreadable one: protected (fail safe).
+      return !has_start_ || now - start_ < duration_;
+  }
+  return false;
+}
+
+std::optional<absl::Time> DoNotDisrupt::Until() const {
+  if (kind_ != Kind::kDuration || !has_start_) return std::nullopt;
+  return start_ + duration_;
 }
 
 bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
-  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
-  if (it == pod.metadata().annotations().end()) return false;
-  if (it->second == "true") return true;
-  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
-  if (!d.ok()) return false;
-  if (pod.status().start_time().empty()) return true;
-  absl::StatusOr<absl::Time> start =
-      ParseTimestamp(pod.status().start_time(), "status.startTime");
-  if (!start.ok()) return true;  // unreadable start time: fail safe
-  return now - *start < *d;
+  return DoNotDisrupt::Of(pod).ActiveAt(now);
 }
 
 std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
-  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
-  if (it == pod.metadata().annotations().end() || it->second == "true") {
-    return std::nullopt;
-  }
-  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
-  if (!d.ok() || pod.status().start_time().empty()) return std::nullopt;
-  absl::StatusOr<absl::Time> start =
-      ParseTimestamp(pod.status().start_time(), "status.startTime");
-  if (!start.ok()) return std::nullopt;
-  return *start + *d;
+  return DoNotDisrupt::Of(pod).Until();
 }
 
 std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod) {
-  auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
-  if (it == pod.metadata().annotations().end() || it->second == "true") {
-    return std::nullopt;
-  }
-  absl::StatusOr<absl::Duration> d = DoNotDisruptDuration(it->second);
-  if (d.ok()) return std::nullopt;
-  return std::string(d.status().message());
+  return DoNotDisrupt::Of(pod).invalid();
 }
 
 bool IsDisruptable(const v1::Pod& pod, absl::Time now) {
@@ -131,6 +162,27 @@ double EvictionCost(const v1::Pod& pod) {
   if (cost < -10.0) return -10.0;
   if (cost > 10.0) return 10.0;
   return cost;
+}
+
+PodFacts PodFacts::Of(const v1::Pod& pod) {
+  PodFacts f;
+  f.terminal = IsTerminal(pod);
+  f.terminating = IsTerminating(pod);
+  f.pending = IsPending(pod);
+  f.daemon_set = IsOwnedByDaemonSet(pod);
+  f.stateful_set = IsOwnedByStatefulSet(pod);
+  f.mirror = IsOwnedByNode(pod);
+  f.eviction_cost = EvictionCost(pod);
+  f.do_not_disrupt = DoNotDisrupt::Of(pod);
+  return f;
+}
+
+bool PodFacts::reschedulable() const {
+  return Reschedulable(active(), stateful_set, terminating, daemon_set, mirror);
+}
+
+bool PodFacts::disruptable(absl::Time now) const {
+  return !active() || !do_not_disrupt.ActiveAt(now);
 }
 
 }  // namespace nodeplan::disruption

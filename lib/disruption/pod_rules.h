@@ -6,6 +6,7 @@
 // matched as nodeplan/object_meta.h says.
 
 #include <optional>
+#include <string>
 
 #include "absl/time/time.h"
 #include "nodeplan/object_meta.h"
@@ -38,6 +39,31 @@ std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod);
 // Karpenter's InvalidDoNotDisruptAnnotation warning reports), with why.
 std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod);
 
+// The karpenter.sh/do-not-disrupt annotation of one pod, read once: the
+// three functions above are these members over DoNotDisrupt::Of(pod), so a
+// caller that keeps it answers exactly as they do without reading the pod
+// again.
+class DoNotDisrupt {
+ public:
+  static DoNotDisrupt Of(const v1::Pod& pod);
+  // IsDoNotDisruptActive.
+  bool ActiveAt(absl::Time now) const;
+  // DoNotDisruptUntil.
+  std::optional<absl::Time> Until() const;
+  // InvalidDoNotDisrupt.
+  const std::optional<std::string>& invalid() const { return invalid_; }
+
+ private:
+  enum class Kind : uint8_t { kNone, kTrue, kDuration, kInvalid };
+  Kind kind_ = Kind::kNone;
+  // kDuration: the duration, and the start time when the pod has a readable
+  // one.
+  bool has_start_ = false;
+  absl::Duration duration_;
+  absl::Time start_;
+  std::optional<std::string> invalid_;
+};
+
 // Not active, or no active do-not-disrupt.
 bool IsDisruptable(const v1::Pod& pod, absl::Time now);
 // Tolerates karpenter.sh/disrupted:NoSchedule.
@@ -50,6 +76,27 @@ bool IsEvictable(const v1::Pod& pod, absl::Time now);
 // from controller.kubernetes.io/pod-deletion-cost (unparsable: ignored) and
 // spec.priority.
 double EvictionCost(const v1::Pod& pod);
+
+// What the disruption rules read of a pod, read in one visit (a cluster's
+// pods are visited by many passes, and each first touch of a pod is a cache
+// miss). Each member is the function above of the same name, computed by it
+// or by the same expression over the same facts.
+struct PodFacts {
+  static PodFacts Of(const v1::Pod& pod);
+
+  bool terminal = false;      // IsTerminal
+  bool terminating = false;   // IsTerminating
+  bool pending = false;       // IsPending
+  bool daemon_set = false;    // IsOwnedByDaemonSet
+  bool stateful_set = false;  // IsOwnedByStatefulSet
+  bool mirror = false;        // IsOwnedByNode
+  double eviction_cost = 1;   // EvictionCost
+  DoNotDisrupt do_not_disrupt;
+
+  bool active() const { return !terminal && !terminating; }  // IsActive
+  bool reschedulable() const;                                // IsReschedulable
+  bool disruptable(absl::Time now) const;                    // IsDisruptable
+};
 
 }  // namespace nodeplan::disruption
 

@@ -26,16 +26,11 @@ std::string QuantityText(absl::string_view name, int64_t value, bool milli) {
   return absl::StrCat(value);
 }
 
-// Requests of the pods still running on `node` as a quantity map.
-void SetRequests(ClusterView& view, const NodeView& node,
+// Requests of the pods still running on `node` as a quantity map: those
+// not terminal, whose requests parse (summed once by the view).
+void SetRequests(const ClusterView& view, const NodeView& node,
                  google::protobuf::Map<std::string, std::string>* out) {
-  ResourceVector sum;
-  for (int p : node.pods) {
-    const v1::Pod& pod = *view.pods()[p].pod;
-    if (IsTerminal(pod)) continue;
-    absl::StatusOr<ResourceVector> r = PodRequests(pod.spec(), view.interner());
-    if (r.ok()) sum.Add(*r);
-  }
+  const ResourceVector& sum = node.requests;
   for (Resource r :
        {Resource::kCpu, Resource::kMemory, Resource::kEphemeralStorage}) {
     if (sum.Present(r) && sum.Get(r) != 0) {
@@ -45,7 +40,7 @@ void SetRequests(ClusterView& view, const NodeView& node,
   }
   for (const ResourceVector::Extended& e : sum.extended()) {
     if (e.milli == 0) continue;
-    const std::string name(view.interner().KeyText(e.name));
+    const std::string name(view.pod_resource_names().KeyText(e.name));
     (*out)[name] = QuantityText(name, e.milli, true);
   }
 }

@@ -25,7 +25,7 @@ absl::flat_hash_set<std::string> ConsolidateAfterGate(
 
 bool IsCurrentlyReschedulable(const ClusterView& view, int pod) {
   const PodView& p = view.pods()[pod];
-  return IsReschedulable(*p.pod) && IsDisruptable(*p.pod, view.now()) &&
+  return p.facts.reschedulable() && p.facts.disruptable(view.now()) &&
          !view.pdbs().FullyBlocked(*p.pod, p.labels, view.now());
 }
 
@@ -151,7 +151,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     copy->mutable_metadata()->clear_deletion_timestamp();
     copy->mutable_status()->set_phase("Pending");
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
-    if (from_candidate && !IsPending(pod)) gate.pods.insert(pv.key);
+    if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
   AddDeploymentOrigins(req.deployments(), &origin);
   // Always gated (an empty gate restricts nothing): the request's objects
