@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "disruption/pod_rules.h"
 #include "disruption/pricing.h"
@@ -14,18 +13,6 @@
 namespace nodeplan::disruption {
 namespace {
 
-// Quantity text of an allocatable entry, as the scheduler prints it.
-std::string QuantityText(absl::string_view name, int64_t value, bool milli) {
-  if (name == "cpu") return FormatMilli(value);
-  if (name == "memory" || name == "ephemeral-storage" ||
-      absl::StartsWith(name, "hugepages-")) {
-    return FormatBytes(value);
-  }
-  if (milli)
-    return value % 1000 == 0 ? absl::StrCat(value / 1000) : FormatMilli(value);
-  return absl::StrCat(value);
-}
-
 // Requests of the pods still running on `node` as a quantity map: those
 // not terminal, whose requests parse (summed once by the view).
 void SetRequests(const ClusterView& view, const NodeView& node,
@@ -35,13 +22,13 @@ void SetRequests(const ClusterView& view, const NodeView& node,
        {Resource::kCpu, Resource::kMemory, Resource::kEphemeralStorage}) {
     if (sum.Present(r) && sum.Get(r) != 0) {
       (*out)[std::string(ResourceName(r))] =
-          QuantityText(ResourceName(r), sum.Get(r), false);
+          ResourceQuantityText(ResourceName(r), sum.Get(r), false);
     }
   }
   for (const ResourceVector::Extended& e : sum.extended()) {
     if (e.milli == 0) continue;
     const std::string name(view.pod_resource_names().KeyText(e.name));
-    (*out)[name] = QuantityText(name, e.milli, true);
+    (*out)[name] = ResourceQuantityText(name, e.milli, true);
   }
 }
 
@@ -54,13 +41,13 @@ void SetAllocatable(const ClusterView& view, const CompiledInstanceType& t,
                      Resource::kEphemeralStorage}) {
     if (a.Present(r) && a.Get(r) != 0) {
       la[std::string(ResourceName(r))] =
-          QuantityText(ResourceName(r), a.Get(r), false);
+          ResourceQuantityText(ResourceName(r), a.Get(r), false);
     }
   }
   for (const ResourceVector::Extended& e : a.extended()) {
     if (e.milli == 0) continue;
     const std::string name(view.interner().KeyText(e.name));
-    la[name] = QuantityText(name, e.milli, true);
+    la[name] = ResourceQuantityText(name, e.milli, true);
   }
 }
 

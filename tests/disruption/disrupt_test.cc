@@ -236,6 +236,31 @@ TEST(CandidacyTest, NodeDoNotDisruptBlocksOnlyForExactlyTrue) {
   }
 }
 
+// A node's requests print as Kubernetes quantities: hugepages in bytes,
+// extended resources in whole units or milli (hugepages are held in
+// milli-units, and printed the scheduler's one way, ResourceQuantityText).
+TEST(CandidacyTest, NodeRequestsPrintAsQuantities) {
+  Cluster c;
+  c.NodePool("default");
+  c.Node("n1", "default");
+  v1::Pod& p = c.Pod("p1", "n1", "1500m", "1Gi");
+  auto& requests =
+      *p.mutable_spec()->mutable_containers(0)->mutable_resources();
+  (*requests.mutable_requests())["hugepages-2Mi"] = "4Mi";
+  (*requests.mutable_limits())["hugepages-2Mi"] = "4Mi";
+  (*requests.mutable_requests())["example.com/fpga"] = "2";
+  (*requests.mutable_limits())["example.com/fpga"] = "2";
+  v1::DisruptResponse r = c.Disrupt();
+  const v1::NodeCandidacy* n1 = Candidacy(r, "n1");
+  ASSERT_NE(n1, nullptr);
+  const auto& got = n1->requests();
+  ASSERT_EQ(got.count("hugepages-2Mi"), 1u);
+  EXPECT_EQ(got.at("hugepages-2Mi"), "4Mi");
+  EXPECT_EQ(got.at("example.com/fpga"), "2");
+  EXPECT_EQ(got.at("cpu"), "1500m");
+  EXPECT_EQ(got.at("memory"), "1Gi");
+}
+
 TEST(CandidacyTest, PodDoNotDisruptTrueOrUnexpiredDurationBlocks) {
   struct Case {
     const char* value;
