@@ -125,12 +125,11 @@ void ClusterModelEmptySimulation(benchmark::State& st) {
 }
 void ClusterModelOneNodeRemoved(benchmark::State& st) { Simulation(st, true); }
 
-// Cluster::Schedule on the cluster handle holding the same cluster (no
-// what-if pods): after the first call, the compiled state is reused until
-// an update.
-void ClusterHandleSchedule(benchmark::State& st) {
-  const auto d = nodeplan::workload::ScaleDisruptionCluster(
-      static_cast<int>(st.range(0)), 30, 20);
+// The cluster handle holding the scale cluster of `nodes` nodes.
+absl::StatusOr<std::unique_ptr<nodeplan::Cluster>> ScaleClusterHandle(
+    int nodes, nodeplan::v1::DisruptRequest* request = nullptr) {
+  const auto d = nodeplan::workload::ScaleDisruptionCluster(nodes, 30, 20);
+  if (request != nullptr) *request = d;
   nodeplan::v1::ClusterUpdate u;
   *u.mutable_upserts()->mutable_node_pools() = d.node_pools();
   *u.mutable_upserts()->mutable_node_classes() = d.node_classes();
@@ -138,8 +137,17 @@ void ClusterHandleSchedule(benchmark::State& st) {
   *u.mutable_upserts()->mutable_node_claims() = d.node_claims();
   *u.mutable_upserts()->mutable_pods() = d.pods();
   *u.mutable_upserts()->mutable_daemon_sets() = d.daemon_sets();
+  *u.mutable_upserts()->mutable_pod_disruption_budgets() =
+      d.pod_disruption_budgets();
   u.set_catalog_ref(d.catalog_ref());
-  auto cluster = nodeplan::Cluster::Create(u);
+  return nodeplan::Cluster::Create(u);
+}
+
+// Cluster::Schedule on the cluster handle holding the same cluster (no
+// what-if pods): after the first call, the compiled state is reused until
+// an update.
+void ClusterHandleSchedule(benchmark::State& st) {
+  auto cluster = ScaleClusterHandle(static_cast<int>(st.range(0)));
   if (!cluster.ok()) {
     st.SkipWithError(std::string(cluster.status().message()).c_str());
     return;
@@ -155,7 +163,41 @@ void ClusterHandleSchedule(benchmark::State& st) {
   }
 }
 
+// Cluster::Disrupt on the handle, pass after pass at the same `now` over an
+// unchanged cluster (a controller's disruption loop between informer
+// events): the compiled state (catalog, nodes, bound pods, the domain
+// universe) is kept from the first pass; the view, conditions, candidates,
+// simulations and response are computed per pass. The same decision as
+// Disrupt/N on the same cluster.
+void ClusterHandleDisrupt(benchmark::State& st) {
+  nodeplan::v1::DisruptRequest d;
+  auto cluster = ScaleClusterHandle(static_cast<int>(st.range(0)), &d);
+  if (!cluster.ok()) {
+    st.SkipWithError(std::string(cluster.status().message()).c_str());
+    return;
+  }
+  nodeplan::v1::DisruptRequest pass;
+  pass.set_now(d.now());
+  *pass.mutable_options() = d.options();
+  *pass.mutable_marked_for_deletion() = d.marked_for_deletion();
+  std::string method;
+  for (auto _ : st) {
+    auto resp = (*cluster)->Disrupt(pass);
+    if (!resp.ok()) {
+      st.SkipWithError(std::string(resp.status().message()).c_str());
+      return;
+    }
+    method = resp->method();
+    benchmark::DoNotOptimize(resp);
+  }
+  st.SetLabel(method);
+}
+
 BENCHMARK(ClusterHandleSchedule)->Arg(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(ClusterHandleDisrupt)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(ClusterModelBuild)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(ClusterModelEmptySimulation)
     ->Arg(1000)

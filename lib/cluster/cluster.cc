@@ -16,6 +16,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
 #include "canonical/canonical_order.h"
+#include "disruption/compiled_state.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/disrupt.h"
@@ -212,7 +213,11 @@ class ClusterImpl : public Cluster {
     for (const v1::Deployment& d : request.deployments()) {
       *full->add_deployments() = d;
     }
-    return nodeplan::Disrupt(*full);
+    // The compiled state is kept across passes while the objects stand; a
+    // pass with Deployments of its own computes its own.
+    if (request.deployments_size() > 0) return nodeplan::Disrupt(*full);
+    return disruption::DisruptWithCache(
+        *full, {&disruption_cache_, state_generation_});
   }
 
   v1::DisruptRequest Contents() const override {
@@ -307,7 +312,11 @@ class ClusterImpl : public Cluster {
       std::lock_guard cache(cache_mu_);
       snapshot_.reset();
     }
-    if (state_changed || compiled_inputs_changed) ++state_generation_;
+    if (state_changed || compiled_inputs_changed) {
+      ++state_generation_;
+      // It points at objects this update may have replaced.
+      disruption_cache_.Clear();
+    }
     out.set_generation(++generation_);
     int objects = 0;
     ForEachKind([&](const auto& kind) {
@@ -420,6 +429,8 @@ class ClusterImpl : public Cluster {
   // Bumped by every Update that changes more than unbound pods: the
   // compiled state is kept per state generation.
   int64_t state_generation_ = 0;
+  // Disrupt's compiled state for the current state generation.
+  mutable disruption::DisruptionCache disruption_cache_;
   // The stored unbound pods, in key order (what ScheduleOnModel places).
   absl::btree_map<std::string, const v1::Pod*> pending_pods_;
   // The stored pods the API server's rules refuse (validation::CheckWorkload

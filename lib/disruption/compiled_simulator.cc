@@ -4,6 +4,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "disruption/arena_view.h"
 #include "disruption/pod_rules.h"
 #include "scheduling/round.h"
@@ -19,79 +20,38 @@ const std::string& EmptyString() {
 }  // namespace
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
-                                     const ConditionsResult& conditions)
-    : view_(view), conditions_(conditions) {}
+                                     const ConditionsResult& conditions,
+                                     CacheUse cache)
+    : view_(view), conditions_(conditions), cache_(cache) {}
+
+std::string CompiledSimulator::CacheKey() const {
+  if (cache_.cache == nullptr) return "";
+  const v1::DisruptRequest& r = view_.request();
+  // Unbound pods do not enter the compiled state, so they may differ.
+  std::string key =
+      absl::StrCat(cache_.generation, "|", view_.nodes().size(), "|");
+  for (size_t i = 0; i < view_.nodes().size(); ++i) {
+    if (view_.nodes()[i].marked_for_deletion) absl::StrAppend(&key, i, ",");
+  }
+  const v1::DisruptOptions& o = r.options();
+  absl::StrAppend(
+      &key, "|", o.preference_policy(), "|", o.min_values_policy(), "|",
+      o.max_instance_types(), "|",
+      o.has_reserved_capacity() ? (o.reserved_capacity() ? 1 : 0) : -1, "|",
+      o.spread_bookkeeping());
+  return key;
+}
 
 absl::Status CompiledSimulator::Build() {
-  const v1::DisruptRequest& r = view_.request();
-  v1::ScheduleRequest base;
-  *base.mutable_node_pools() = r.node_pools();
-  *base.mutable_node_classes() = r.node_classes();
-  if (r.has_catalog()) *base.mutable_catalog() = r.catalog();
-  base.set_catalog_ref(r.catalog_ref());
-  *base.mutable_node_overlays() = r.node_overlays();
-  *base.mutable_unavailable_offerings() = r.unavailable_offerings();
-  absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
-      Snapshot::Compile(base);
-  if (!snap.ok()) return snap.status();
-  snapshot_ = *std::move(snap);
-
-  state_ = google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&arena_);
-  v1::ScheduleRequest& s = *state_;
-  v1::ScheduleOptions* o = s.mutable_options();
-  o->set_preference_policy(r.options().preference_policy());
-  o->set_min_values_policy(r.options().min_values_policy());
-  o->set_max_instance_types(r.options().max_instance_types());
-  if (r.options().has_reserved_capacity())
-    o->set_reserved_capacity(r.options().reserved_capacity());
-  o->set_spread_bookkeeping(r.options().spread_bookkeeping());
-  PointAll(r.daemon_sets(), s.mutable_daemon_sets());
-  PointAll(r.persistent_volume_claims(), s.mutable_persistent_volume_claims());
-  PointAll(r.persistent_volumes(), s.mutable_persistent_volumes());
-  PointAll(r.storage_classes(), s.mutable_storage_classes());
-  PointAll(r.deployments(), s.mutable_deployments());
-  PointAll(r.namespaces(), s.mutable_namespaces());
+  const std::string key = CacheKey();
+  if (!key.empty()) compiled_ = cache_.cache->Find(key);
+  if (compiled_ == nullptr) {
+    absl::StatusOr<std::shared_ptr<const CompiledState>> compiled = Compile();
+    if (!compiled.ok()) return compiled.status();
+    compiled_ = *std::move(compiled);
+    if (!key.empty()) cache_.cache->Put(key, compiled_);
+  }
   const std::vector<NodeView>& nodes = view_.nodes();
-  state_node_.assign(nodes.size(), -1);
-  state_claim_.assign(nodes.size(), -1);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeView& n = nodes[i];
-    if (n.marked_for_deletion) continue;
-    if (n.node != nullptr) {
-      state_node_[i] = s.nodes_size();
-      Point(*n.node, s.mutable_nodes());
-    }
-    if (n.claim != nullptr) {
-      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
-      // Most NodeClaims already name their Node and are used as they are;
-      // only the others are copied (on the arena) to name it.
-      const std::string& node_name =
-          n.node != nullptr ? n.node->metadata().name() : EmptyString();
-      const v1::NodeClaim* claim = n.claim;
-      if (claim->status().node_name() != node_name) {
-        v1::NodeClaim* copy =
-            google::protobuf::Arena::CreateMessage<v1::NodeClaim>(&arena_);
-        *copy = *n.claim;
-        if (n.node != nullptr) {
-          copy->mutable_status()->set_node_name(node_name);
-        } else {
-          copy->mutable_status()->clear_node_name();
-        }
-        claim = copy;
-      }
-      state_claim_[i] = s.node_claims_size();
-      Point(*claim, s.mutable_node_claims());
-    }
-  }
-  for (const PodView& pv : view_.pods()) {
-    if (!pv.bound) continue;
-    if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
-    Point(*pv.pod, s.mutable_pods());
-  }
-  absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
-      scheduling::ClusterModel::Build(snapshot_, s);
-  if (!model.ok()) return model.status();
-  model_ = *std::move(model);
   signatures_.resize(view_.pods().size());
   reschedulable_.assign(view_.pods().size(), -1);
   for (size_t p = 0; p < view_.pods().size(); ++p) {
@@ -109,6 +69,82 @@ absl::Status CompiledSimulator::Build() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<const CompiledState>>
+CompiledSimulator::Compile() const {
+  auto out = std::make_shared<CompiledState>();
+  const v1::DisruptRequest& r = view_.request();
+  v1::ScheduleRequest base;
+  *base.mutable_node_pools() = r.node_pools();
+  *base.mutable_node_classes() = r.node_classes();
+  if (r.has_catalog()) *base.mutable_catalog() = r.catalog();
+  base.set_catalog_ref(r.catalog_ref());
+  *base.mutable_node_overlays() = r.node_overlays();
+  *base.mutable_unavailable_offerings() = r.unavailable_offerings();
+  absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
+      Snapshot::Compile(base);
+  if (!snap.ok()) return snap.status();
+  out->snapshot = *std::move(snap);
+
+  out->state =
+      google::protobuf::Arena::CreateMessage<v1::ScheduleRequest>(&out->arena);
+  v1::ScheduleRequest& s = *out->state;
+  v1::ScheduleOptions* o = s.mutable_options();
+  o->set_preference_policy(r.options().preference_policy());
+  o->set_min_values_policy(r.options().min_values_policy());
+  o->set_max_instance_types(r.options().max_instance_types());
+  if (r.options().has_reserved_capacity())
+    o->set_reserved_capacity(r.options().reserved_capacity());
+  o->set_spread_bookkeeping(r.options().spread_bookkeeping());
+  PointAll(r.daemon_sets(), s.mutable_daemon_sets());
+  PointAll(r.persistent_volume_claims(), s.mutable_persistent_volume_claims());
+  PointAll(r.persistent_volumes(), s.mutable_persistent_volumes());
+  PointAll(r.storage_classes(), s.mutable_storage_classes());
+  PointAll(r.deployments(), s.mutable_deployments());
+  PointAll(r.namespaces(), s.mutable_namespaces());
+  const std::vector<NodeView>& nodes = view_.nodes();
+  out->state_node.assign(nodes.size(), -1);
+  out->state_claim.assign(nodes.size(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeView& n = nodes[i];
+    if (n.marked_for_deletion) continue;
+    if (n.node != nullptr) {
+      out->state_node[i] = s.nodes_size();
+      Point(*n.node, s.mutable_nodes());
+    }
+    if (n.claim != nullptr) {
+      // The scheduler pairs a NodeClaim with its Node by status.nodeName.
+      // Most NodeClaims already name their Node and are used as they are;
+      // only the others are copied (on the arena) to name it.
+      const std::string& node_name =
+          n.node != nullptr ? n.node->metadata().name() : EmptyString();
+      const v1::NodeClaim* claim = n.claim;
+      if (claim->status().node_name() != node_name) {
+        v1::NodeClaim* copy =
+            google::protobuf::Arena::CreateMessage<v1::NodeClaim>(&out->arena);
+        *copy = *n.claim;
+        if (n.node != nullptr) {
+          copy->mutable_status()->set_node_name(node_name);
+        } else {
+          copy->mutable_status()->clear_node_name();
+        }
+        claim = copy;
+      }
+      out->state_claim[i] = s.node_claims_size();
+      Point(*claim, s.mutable_node_claims());
+    }
+  }
+  for (const PodView& pv : view_.pods()) {
+    if (!pv.bound) continue;
+    if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
+    Point(*pv.pod, s.mutable_pods());
+  }
+  absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
+      scheduling::ClusterModel::Build(out->snapshot, s);
+  if (!model.ok()) return model.status();
+  out->model = *std::move(model);
+  return std::shared_ptr<const CompiledState>(std::move(out));
+}
+
 absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     absl::Span<const int> candidates, bool consolidation) {
   if (!built_) {
@@ -121,8 +157,10 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   scheduling::Simulation sim;
   for (int c : candidates) {
     removed[c] = 1;
-    if (state_node_[c] >= 0) sim.removed_nodes.push_back(state_node_[c]);
-    if (state_claim_[c] >= 0) sim.removed_claims.push_back(state_claim_[c]);
+    if (compiled_->state_node[c] >= 0)
+      sim.removed_nodes.push_back(compiled_->state_node[c]);
+    if (compiled_->state_claim[c] >= 0)
+      sim.removed_claims.push_back(compiled_->state_claim[c]);
   }
   // As RequestSimulator::Simulate: the consolidateAfter gate, then the pods
   // in view order (pending provisionable ones, and the currently
@@ -172,9 +210,9 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
     if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
-  AddDeploymentOrigins(state_->deployments(), &origin);
+  AddDeploymentOrigins(compiled_->state->deployments(), &origin);
   v1::ScheduleResponse resp;
-  absl::Status s = model_->Simulate(sim, &gate, &resp);
+  absl::Status s = compiled_->model->Simulate(sim, &gate, &resp);
   if (absl::IsUnavailable(s)) {
     ++fallbacks_;
     if (fallback_ == nullptr) {

@@ -14,15 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "disruption/compiled_state.h"
 #include "disruption/request_simulator.h"
-#include "google/protobuf/arena.h"
-#include "scheduling/cluster_model.h"
 
 namespace nodeplan::disruption {
 
 class CompiledSimulator : public Simulator {
  public:
-  CompiledSimulator(ClusterView& view, const ConditionsResult& conditions);
+  // With `cache`, the compiled state is taken from it when its key matches
+  // and left in it otherwise (see compiled_state.h).
+  CompiledSimulator(ClusterView& view, const ConditionsResult& conditions,
+                    CacheUse cache = {});
   absl::StatusOr<SimulationResult> Simulate(absl::Span<const int> candidates,
                                             bool consolidation) override;
   // Simulations that fell back to the RequestSimulator (for tests).
@@ -30,24 +32,23 @@ class CompiledSimulator : public Simulator {
 
  private:
   absl::Status Build();
+  // The compiled state of this pass's cluster.
+  absl::StatusOr<std::shared_ptr<const CompiledState>> Compile() const;
+  // The cache key of this pass (compiled_state.h), "" when it may not use
+  // the cache.
+  std::string CacheKey() const;
 
   ClusterView& view_;
   const ConditionsResult& conditions_;
+  CacheUse cache_;
   // Made on the first fallback: it copies every NodeClaim and the request's
   // NodePools, and most passes never fall back.
   std::unique_ptr<RequestSimulator> fallback_;
   int fallbacks_ = 0;
   // The cluster state the model compiles: every view node not marked for
   // deletion (its NodeClaim with status.nodeName as the scheduler pairs
-  // them) and the pods bound to them or to no known node. Points at the
-  // view's messages, and at arena copies of the NodeClaims whose
-  // status.nodeName had to change; owned by arena_.
-  google::protobuf::Arena arena_;
-  v1::ScheduleRequest* state_ = nullptr;
-  // Per view node, its index in state_'s nodes and nodeClaims (-1: none).
-  std::vector<int> state_node_, state_claim_;
-  std::shared_ptr<const Snapshot> snapshot_;
-  std::unique_ptr<scheduling::ClusterModel> model_;
+  // them) and the pods bound to them or to no known node.
+  std::shared_ptr<const CompiledState> compiled_;
   absl::Status build_status_;
   bool built_ = false;
   // Per view pod, its class signature once computed as a moved pod.

@@ -11,6 +11,7 @@
 #include "disruption/clock.h"
 #include "disruption/cluster_view.h"
 #include "disruption/compiled_simulator.h"
+#include "disruption/compiled_state.h"
 #include "disruption/conditions.h"
 #include "disruption/drain.h"
 #include "disruption/engine.h"
@@ -109,7 +110,7 @@ std::optional<absl::Time> NextDecision(const ClusterView& view,
 // the conditions at `now`, the simulator, the events and the engine.
 struct Pass {
   static absl::StatusOr<std::unique_ptr<Pass>> Start(
-      const v1::DisruptRequest& request) {
+      const v1::DisruptRequest& request, disruption::CacheUse cache = {}) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
     validation::Workload workload;
     workload.pods = &request.pods();
@@ -123,7 +124,7 @@ struct Pass {
     absl::StatusOr<std::unique_ptr<ClusterView>> view =
         ClusterView::Build(request);
     if (!view.ok()) return view.status();
-    return std::unique_ptr<Pass>(new Pass(*std::move(view)));
+    return std::unique_ptr<Pass>(new Pass(*std::move(view), cache));
   }
 
   std::unique_ptr<ClusterView> view;
@@ -133,15 +134,16 @@ struct Pass {
   Engine engine;
 
  private:
-  explicit Pass(std::unique_ptr<ClusterView> v)
+  Pass(std::unique_ptr<ClusterView> v, disruption::CacheUse cache)
       : view(std::move(v)),
         conditions(disruption::ComputeConditions(*view)),
-        simulator(*view, conditions),
+        simulator(*view, conditions, cache),
         engine(*view, conditions, simulator, events) {}
 };
 
-absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request) {
-  absl::StatusOr<std::unique_ptr<Pass>> pass = Pass::Start(request);
+absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request,
+                                        disruption::CacheUse cache) {
+  absl::StatusOr<std::unique_ptr<Pass>> pass = Pass::Start(request, cache);
   if (!pass.ok()) return pass.status();
   ClusterView& view = *(*pass)->view;
   ConditionsResult& conditions = (*pass)->conditions;
@@ -340,8 +342,19 @@ absl::StatusOr<v1::ValidateCommandResponse> RunValidate(
 }  // namespace
 
 absl::StatusOr<v1::DisruptResponse> Disrupt(const v1::DisruptRequest& request) {
-  return canonical::InCanonicalOrder(request, Run);
+  return canonical::InCanonicalOrder(
+      request, [](const v1::DisruptRequest& r) { return Run(r, {}); });
 }
+
+namespace disruption {
+
+absl::StatusOr<v1::DisruptResponse> DisruptWithCache(
+    const v1::DisruptRequest& request, CacheUse cache) {
+  return canonical::InCanonicalOrder(
+      request, [cache](const v1::DisruptRequest& r) { return Run(r, cache); });
+}
+
+}  // namespace disruption
 
 absl::StatusOr<v1::ValidateCommandResponse> ValidateCommand(
     const v1::ValidateCommandRequest& request) {

@@ -1,8 +1,9 @@
 /* Many threads at once on every operation, on one shared snapshot and on two
  * clusters that another thread updates meanwhile (one with a Deployment, one
  * with a pending Pod: the latter schedules on its compiled state, rebuilt
- * after every update); each answer must equal the one computed alone
- * first. Run plain and under
+ * after every update; the former also disrupts, its passes sharing a
+ * compiled state that updates drop); each answer must equal the one computed
+ * alone first. Run plain and under
  * ThreadSanitizer (capi_threads_tsan), which reports any data race inside the
  * library.
  *
@@ -94,6 +95,9 @@ static nodeplan_snapshot* snapshot;
 static nodeplan_cluster *cluster, *pod_cluster;
 static struct bytes cluster_req, churn_update, pod_cluster_req;
 static struct bytes expect_pod_cluster;
+/* DisruptRequest{now} for nodeplan_cluster_disrupt, whose compiled state the
+   passes share until the writer's update drops it, and its answer. */
+static struct bytes disrupt_req, expect_disrupt;
 
 static struct bytes call(op_fn fn, const struct bytes* req) {
   struct bytes out = {NULL, 0};
@@ -148,7 +152,7 @@ static void* worker(void* arg) {
   long* mismatches = arg;
   int round;
   for (round = 0; round < kRounds; ++round) {
-    struct bytes got[6];
+    struct bytes got[7];
     void* resp = NULL;
     size_t len = 0;
     char* error = NULL;
@@ -174,13 +178,21 @@ static void* worker(void* arg) {
       exit(1);
     }
     got[5] = take(resp, len);
-    for (i = 0; i < 6; ++i) {
+    if (nodeplan_cluster_disrupt(cluster, disrupt_req.data, disrupt_req.len,
+                                 &resp, &len, &error) != NODEPLAN_OK) {
+      fprintf(stderr, "cluster_disrupt: %s\n", error);
+      exit(1);
+    }
+    got[6] = take(resp, len);
+    for (i = 0; i < 7; ++i) {
       static const char* const kOps[] = {
           "load_manifests",    "validate",         "schedule",
-          "snapshot_schedule", "cluster_schedule", "pod cluster_schedule"};
+          "snapshot_schedule", "cluster_schedule", "pod cluster_schedule",
+          "cluster_disrupt"};
       const struct bytes* want = i == 0   ? &expect_load
                                  : i == 1 ? &expect_validate
                                  : i == 5 ? &expect_pod_cluster
+                                 : i == 6 ? &expect_disrupt
                                           : &expect_full;
       if (!same(&got[i], want)) {
         ++*mismatches;
@@ -188,7 +200,7 @@ static void* worker(void* arg) {
                 want->len);
       }
     }
-    for (i = 0; i < 6; ++i) free(got[i].data);
+    for (i = 0; i < 7; ++i) free(got[i].data);
     (void)nodeplan_version();
     (void)nodeplan_abi_version();
   }
@@ -285,6 +297,17 @@ int main(int argc, char** argv) {
                            &error) != NODEPLAN_OK) {
     fprintf(stderr, "cluster_new: %s\n", error);
     return 1;
+  }
+  {
+    void* resp = NULL;
+    size_t n = 0;
+    put_field(&disrupt_req, 18, "2026-12-02T12:00:00Z", 20);
+    if (nodeplan_cluster_disrupt(cluster, disrupt_req.data, disrupt_req.len,
+                                 &resp, &n, &error) != NODEPLAN_OK) {
+      fprintf(stderr, "cluster_disrupt: %s\n", error);
+      return 1;
+    }
+    expect_disrupt = take(resp, n);
   }
   {
     struct bytes meta = {NULL, 0}, ns = {NULL, 0}, set = {NULL, 0};

@@ -229,6 +229,92 @@ TEST(ClusterTest, ChurnOfPendingAndBoundPodsKeepsTheOneShotAnswer) {
   EXPECT_GT(compared, 200);
 }
 
+// Disrupt on the cluster keeps its compiled state across passes while the
+// objects stand (only unbound pods changing): over random disruption
+// clusters, passes repeated at other times, with other nodes marked for
+// deletion and other options, and after pending and bound pods change, each
+// answer equals the one-shot Disrupt on the cluster's contents.
+TEST(ClusterTest, RepeatedDisruptPassesKeepTheOneShotAnswer) {
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    v1::DisruptRequest req = workload::RandomDisruptionCluster(seed);
+    if (req.deployments_size() > 0) continue;
+    v1::ClusterUpdate u;
+    v1::ManifestSet& m = *u.mutable_upserts();
+    *m.mutable_node_pools() = req.node_pools();
+    *m.mutable_node_classes() = req.node_classes();
+    *m.mutable_node_overlays() = req.node_overlays();
+    *m.mutable_nodes() = req.nodes();
+    *m.mutable_node_claims() = req.node_claims();
+    *m.mutable_pods() = req.pods();
+    *m.mutable_daemon_sets() = req.daemon_sets();
+    *m.mutable_pod_disruption_budgets() = req.pod_disruption_budgets();
+    *m.mutable_namespaces() = req.namespaces();
+    if (req.has_catalog()) *u.mutable_catalog() = req.catalog();
+    u.set_catalog_ref(req.catalog_ref());
+    absl::StatusOr<std::unique_ptr<Cluster>> c = Cluster::Create(u);
+    ASSERT_TRUE(c.ok()) << "seed " << seed << ": " << c.status();
+    auto check = [&](const v1::DisruptRequest& at, const std::string& step) {
+      v1::DisruptRequest full = (*c)->Contents();
+      full.set_now(at.now());
+      *full.mutable_options() = at.options();
+      *full.mutable_marked_for_deletion() = at.marked_for_deletion();
+      *full.mutable_provider_drifted() = at.provider_drifted();
+      absl::StatusOr<v1::DisruptResponse> one_shot = Disrupt(full);
+      absl::StatusOr<v1::DisruptResponse> on_cluster = (*c)->Disrupt(at);
+      ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << "seed " << seed << step;
+      if (!one_shot.ok()) return;
+      EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster))
+          << "seed " << seed << " " << step;
+      ++compared;
+    };
+    v1::DisruptRequest at = At(req.now().c_str());
+    *at.mutable_options() = req.options();
+    *at.mutable_marked_for_deletion() = req.marked_for_deletion();
+    *at.mutable_provider_drifted() = req.provider_drifted();
+    check(at, "first pass");
+    check(at, "same pass again");
+    v1::DisruptRequest later = at;
+    later.set_now("2030-01-01T00:00:00Z");
+    check(later, "later");
+    if (req.nodes_size() > 0) {
+      v1::DisruptRequest marked = at;
+      marked.add_marked_for_deletion(req.nodes(0).metadata().name());
+      check(marked, "a node marked for deletion");
+    }
+    v1::DisruptRequest spot = at;
+    spot.mutable_options()->set_spot_to_spot_consolidation(true);
+    spot.mutable_options()->set_min_values_policy("BestEffort");
+    check(spot, "other options");
+    check(at, "first pass again");
+    // A pending pod comes (the compiled state stands), then a bound pod
+    // goes (it is rebuilt).
+    v1::ClusterUpdate add;
+    v1::Pod pending;
+    pending.mutable_metadata()->set_name("what-if");
+    pending.mutable_metadata()->set_namespace_("default");
+    v1::Container* container = pending.mutable_spec()->add_containers();
+    container->set_name("app");
+    (*container->mutable_resources()->mutable_requests())["cpu"] = "100m";
+    pending.mutable_status()->set_phase("Pending");
+    *add.mutable_upserts()->add_pods() = pending;
+    ASSERT_TRUE((*c)->Update(add).ok());
+    check(at, "pending pod added");
+    for (const v1::Pod& p : req.pods()) {
+      if (p.spec().node_name().empty()) continue;
+      v1::ClusterUpdate gone;
+      v1::ObjectRef* ref = gone.add_deletes();
+      ref->set_kind("Pod");
+      ref->set_namespace_(p.metadata().namespace_());
+      ref->set_name(p.metadata().name());
+      ASSERT_TRUE((*c)->Update(gone).ok());
+      check(at, "bound pod deleted");
+      break;
+    }
+  }
+  EXPECT_GT(compared, 150);
+}
+
 TEST(ClusterTest, ScheduleSeesWhatIfPodsOnTheClustersNodes) {
   std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
   ASSERT_NE(c, nullptr);
