@@ -216,8 +216,11 @@ class ClusterImpl : public Cluster {
     // The compiled state is kept across passes while the objects stand; a
     // pass with Deployments of its own computes its own.
     if (request.deployments_size() > 0) return nodeplan::Disrupt(*full);
+    // Stored pods were checked one by one when upserted (invalid_pods_);
+    // with none refused, the pass need not check 30,000 pods again.
     return disruption::DisruptWithCache(
-        *full, {&disruption_cache_, state_generation_});
+        *full, {&disruption_cache_, state_generation_, invalid_pods_.empty(),
+                static_cast<int64_t>(pending_pods_.size())});
   }
 
   v1::DisruptRequest Contents() const override {

@@ -68,6 +68,12 @@ class DisruptionCache {
 struct CacheUse {
   DisruptionCache* cache = nullptr;
   int64_t generation = 0;
+  // Every pod of the request passed the API server's rules on its own and
+  // no two share a namespace and name (the handle checks each pod when it
+  // is stored, and keys them so); `pending_pods` of them are unbound. The
+  // pass then checks the other objects and the pending-pod limit only.
+  bool pods_checked = false;
+  int64_t pending_pods = 0;
 };
 
 // nodeplan::Disrupt with the compiled state taken from and left in `cache`

@@ -113,7 +113,11 @@ struct Pass {
       const v1::DisruptRequest& request, disruption::CacheUse cache = {}) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
     validation::Workload workload;
-    workload.pods = &request.pods();
+    if (cache.pods_checked) {
+      workload.pending_checked_elsewhere = cache.pending_pods;
+    } else {
+      workload.pods = &request.pods();
+    }
     workload.deployments = &request.deployments();
     workload.node_pools = &request.node_pools();
     workload.SetClusterObjects(request);

@@ -779,7 +779,7 @@ absl::Status Exhausted(absl::string_view object, absl::string_view field,
 }
 
 absl::Status CheckLimits(const Workload& w) {
-  int64_t pending = 0;
+  int64_t pending = w.pending_checked_elsewhere;
   // `object` names the offender; built only for an error (this runs over
   // every pod of every call).
   auto spreads = [&](const v1::PodSpec& spec,

@@ -34,6 +34,9 @@ struct Workload {
   List<v1::StorageClass> storage_classes = nullptr;
   List<v1::Namespace> namespaces = nullptr;
   List<v1::PodDisruptionBudget> pod_disruption_budgets = nullptr;
+  // Pending pods checked elsewhere (a cluster handle checks each pod when
+  // it is stored): they count toward the pending-pod limit.
+  int64_t pending_checked_elsewhere = 0;
 
   // The cluster objects of a request (ScheduleRequest or DisruptRequest):
   // every list above but pods, Deployments and NodePools.

@@ -414,6 +414,13 @@ TEST(ClusterTest, AStoredPodTheApiServerRefusesIsReportedUntilFixed) {
     EXPECT_THAT(std::string(r.status().message()),
                 ::testing::HasSubstr(bad.metadata().name()));
     EXPECT_EQ(r.status(), Schedule(OneShot(*c, what_if)).status());
+    // Disrupt trusts the stored pods only while none is refused.
+    absl::StatusOr<v1::DisruptResponse> d =
+        c->Disrupt(At("2026-12-02T12:00:00Z"));
+    ASSERT_FALSE(d.ok());
+    v1::DisruptRequest full = c->Contents();
+    full.set_now("2026-12-02T12:00:00Z");
+    EXPECT_EQ(d.status(), Disrupt(full).status());
   }
   v1::ClusterUpdate fix;
   v1::ObjectRef* ref = fix.add_deletes();
@@ -422,6 +429,7 @@ TEST(ClusterTest, AStoredPodTheApiServerRefusesIsReportedUntilFixed) {
   ref->set_name(bad.metadata().name());
   ASSERT_TRUE(c->Update(fix).ok());
   EXPECT_TRUE(c->Schedule(what_if).ok());
+  EXPECT_TRUE(c->Disrupt(At("2026-12-02T12:00:00Z")).ok());
 }
 
 TEST(ClusterTest, BadUpdatesAreRefusedWhole) {
