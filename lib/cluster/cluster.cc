@@ -220,7 +220,7 @@ class ClusterImpl : public Cluster {
     // with none refused, the pass need not check 30,000 pods again.
     return disruption::DisruptWithCache(
         *full, {&disruption_cache_, state_generation_, invalid_pods_.empty(),
-                static_cast<int64_t>(pending_pods_.size())});
+                static_cast<int64_t>(pending_pods_.size()), &precompiled_});
   }
 
   v1::DisruptRequest Contents() const override {
@@ -264,6 +264,7 @@ class ClusterImpl : public Cluster {
           if constexpr (std::is_same_v<T, v1::Pod>) {
             pending_pods_.erase(key);
             invalid_pods_.erase(key);
+            precompiled_.pods.erase(it->second.get());
           }
           store.erase(it);
           out.set_deleted(out.deleted() + 1);
@@ -284,8 +285,13 @@ class ClusterImpl : public Cluster {
         std::unique_ptr<T>& slot = store[key];
         if (slot != nullptr && !OnlyPending(slot.get())) state_changed = true;
         if (!OnlyPending(&object)) state_changed = true;
+        if constexpr (std::is_same_v<T, v1::Pod>) {
+          if (slot != nullptr) precompiled_.pods.erase(slot.get());
+        }
         slot = std::make_unique<T>(std::move(object));
         if constexpr (std::is_same_v<T, v1::Pod>) {
+          precompiled_.pods.emplace(
+              slot.get(), disruption::PrecompilePod(*slot, precompiled_.names));
           if (slot->spec().node_name().empty()) {
             pending_pods_[key] = slot.get();
           } else {
@@ -434,6 +440,9 @@ class ClusterImpl : public Cluster {
   int64_t state_generation_ = 0;
   // Disrupt's compiled state for the current state generation.
   mutable disruption::DisruptionCache disruption_cache_;
+  // What a Disrupt pass reads of each stored pod on its own (key, facts,
+  // requests), computed when the pod is upserted.
+  disruption::PrecompiledPods precompiled_;
   // The stored unbound pods, in key order (what ScheduleOnModel places).
   absl::btree_map<std::string, const v1::Pod*> pending_pods_;
   // The stored pods the API server's rules refuse (validation::CheckWorkload

@@ -70,10 +70,22 @@ int ClusterView::NodeIndex(absl::string_view name) const {
   return it == node_index_.end() ? -1 : it->second;
 }
 
+PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names) {
+  PrecompiledPod out;
+  out.key =
+      absl::StrCat(NamespaceOf(pod.metadata()), "/", pod.metadata().name());
+  out.node_name = pod.spec().node_name();
+  out.facts = PodFacts::Of(pod);
+  absl::StatusOr<ResourceVector> r = PodRequests(pod.spec(), names);
+  if (r.ok()) out.requests = *std::move(r);
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<ClusterView>> ClusterView::Build(
-    const v1::DisruptRequest& request) {
+    const v1::DisruptRequest& request, const PrecompiledPods* precompiled) {
   std::unique_ptr<ClusterView> v(new ClusterView());
   v->request_ = &request;
+  v->precompiled_ = precompiled;
   if (request.now().empty()) {
     return absl::InvalidArgumentError(
         "now: Required value (the decision time, RFC 3339)");
@@ -390,31 +402,52 @@ absl::Status ClusterView::BuildPods() {
       __builtin_prefetch(&next.status());
     }
     const v1::Pod& p = req.pods(i);
+    const PrecompiledPod* pre = nullptr;
+    if (precompiled_ != nullptr) {
+      auto it = precompiled_->pods.find(&p);
+      if (it == precompiled_->pods.end()) {
+        return absl::InternalError(absl::StrCat(
+            "pods[", i, "]: not among the pods precompiled for this pass"));
+      }
+      pre = &it->second;
+    }
     PodView& v = pods_.emplace_back();
     v.pod = &p;
-    const absl::string_view ns = NamespaceOf(p.metadata());
-    v.key = absl::StrCat(ns, "/", p.metadata().name());
+    absl::string_view node_name;
+    if (pre != nullptr) {
+      v.key = pre->key;
+      v.facts = pre->facts;
+      node_name = pre->node_name;
+    } else {
+      v.key = absl::StrCat(NamespaceOf(p.metadata()), "/", p.metadata().name());
+      v.facts = PodFacts::Of(p);
+      node_name = p.spec().node_name();
+    }
     if (!seen.insert(v.key).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("pods[", v.key, "]: metadata.name: Duplicate value: \"",
                        p.metadata().name(), "\""));
     }
-    if (budget_namespaces.contains(ns)) {
+    if (!budget_namespaces.empty() &&
+        budget_namespaces.contains(NamespaceOf(p.metadata()))) {
       v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
     }
-    v.facts = PodFacts::Of(p);
-    v.bound = !p.spec().node_name().empty();
+    v.bound = !node_name.empty();
     if (v.bound) {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
-      auto it = node_index_.find(p.spec().node_name());
+      auto it = node_index_.find(node_name);
       if (it != node_index_.end() && nodes_[it->second].node != nullptr) {
         v.node = it->second;
         NodeView& n = nodes_[it->second];
         n.pods.push_back(static_cast<int>(pods_.size() - 1));
         if (!v.facts.terminal && (n.managed || n.has_pool_label)) {
-          absl::StatusOr<ResourceVector> r =
-              PodRequests(p.spec(), pod_resource_names_);
-          if (r.ok()) n.requests.Add(*r);
+          if (pre != nullptr) {
+            if (pre->requests.has_value()) n.requests.Add(*pre->requests);
+          } else {
+            absl::StatusOr<ResourceVector> r =
+                PodRequests(p.spec(), pod_resource_names_);
+            if (r.ok()) n.requests.Add(*r);
+          }
         }
       }
     }

@@ -64,6 +64,30 @@ struct PoolView {
   std::optional<int64_t> node_limit;
 };
 
+// What the view reads of one pod that does not depend on the rest of the
+// request: a caller that holds pods across passes (the cluster handle)
+// computes it once per stored pod (PrecompilePod) and hands it to every
+// pass, which then visits only what the pass itself needs.
+struct PrecompiledPod {
+  std::string key;        // "namespace/name"
+  std::string node_name;  // spec.nodeName
+  PodFacts facts;
+  // PodRequests of the pod, extended resources named in the caller's
+  // interner (PrecompiledPods::names); nullopt when they do not parse.
+  std::optional<ResourceVector> requests;
+};
+
+// The pods of a request, precompiled, by message address, and the interner
+// that names their extended resources. Every pod of the request must be
+// there.
+struct PrecompiledPods {
+  absl::flat_hash_map<const v1::Pod*, PrecompiledPod> pods;
+  Interner names;
+};
+
+// `pod` precompiled, its resource names interned in `names`.
+PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names);
+
 struct PodView {
   const v1::Pod* pod = nullptr;
   std::string key;  // "namespace/name"
@@ -116,8 +140,11 @@ struct NodeView {
 
 class ClusterView {
  public:
+  // With `precompiled` (which must outlive the view), each pod's key,
+  // facts and requests are taken from it instead of being read again.
   static absl::StatusOr<std::unique_ptr<ClusterView>> Build(
-      const v1::DisruptRequest& request);
+      const v1::DisruptRequest& request,
+      const PrecompiledPods* precompiled = nullptr);
 
   const v1::DisruptRequest& request() const { return *request_; }
   absl::Time now() const { return now_; }
@@ -135,7 +162,9 @@ class ClusterView {
   // The names of the extended resources in NodeView::requests. Apart from
   // interner() so that parsing pods does not move the ids interner() hands
   // out afterwards.
-  const Interner& pod_resource_names() const { return pod_resource_names_; }
+  const Interner& pod_resource_names() const {
+    return precompiled_ != nullptr ? precompiled_->names : pod_resource_names_;
+  }
 
  private:
   ClusterView() = default;
@@ -147,6 +176,7 @@ class ClusterView {
   absl::Time now_;
   Interner interner_;
   Interner pod_resource_names_;
+  const PrecompiledPods* precompiled_ = nullptr;
   std::unique_ptr<WellKnownLabels> well_known_;
   // One compiled catalog per NodeClass (or one for an explicit catalog).
   std::vector<std::shared_ptr<const CompiledCatalog>> catalogs_;

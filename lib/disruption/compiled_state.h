@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "disruption/cluster_view.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/v1/disrupt.pb.h"
@@ -74,6 +75,9 @@ struct CacheUse {
   // pass then checks the other objects and the pending-pod limit only.
   bool pods_checked = false;
   int64_t pending_pods = 0;
+  // Every pod of the request, precompiled (cluster_view.h); null: the pass
+  // reads each pod itself.
+  const PrecompiledPods* pods = nullptr;
 };
 
 // nodeplan::Disrupt with the compiled state taken from and left in `cache`

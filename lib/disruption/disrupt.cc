@@ -126,7 +126,7 @@ struct Pass {
       return s;
     }
     absl::StatusOr<std::unique_ptr<ClusterView>> view =
-        ClusterView::Build(request);
+        ClusterView::Build(request, cache.pods);
     if (!view.ok()) return view.status();
     return std::unique_ptr<Pass>(new Pass(*std::move(view), cache));
   }
