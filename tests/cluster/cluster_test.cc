@@ -27,6 +27,18 @@ std::string Bytes(const google::protobuf::Message& m) {
   return DeterministicBytes(m);
 }
 
+// The one-shot call's answer and the cluster's: both errors, or the same
+// bytes (then counted in *compared).
+template <typename Response>
+void ExpectSameAnswer(const absl::StatusOr<Response>& one_shot,
+                      const absl::StatusOr<Response>& on_cluster,
+                      const std::string& where, int* compared) {
+  ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << where;
+  if (!one_shot.ok()) return;
+  EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster)) << where;
+  ++*compared;
+}
+
 // The workshop's scale-in: NodePools, NodeClass and the running cluster.
 v1::ManifestSet ScaleIn() {
   const std::string dir =
@@ -172,14 +184,8 @@ TEST(ClusterTest, ChurnOfPendingAndBoundPodsKeepsTheOneShotAnswer) {
     v1::ScheduleRequest what_if;
     *what_if.mutable_options() = req.options();
     auto check = [&](const char* step) {
-      absl::StatusOr<v1::ScheduleResponse> one_shot =
-          Schedule(OneShot(**c, what_if));
-      absl::StatusOr<v1::ScheduleResponse> on_cluster = (*c)->Schedule(what_if);
-      ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << "seed " << seed << step;
-      if (!one_shot.ok()) return;
-      EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster))
-          << "seed " << seed << " " << step;
-      ++compared;
+      ExpectSameAnswer(Schedule(OneShot(**c, what_if)), (*c)->Schedule(what_if),
+                       absl::StrCat("seed ", seed, " ", step), &compared);
     };
     check("bound only");
     // Pending pods arrive one update at a time.
@@ -264,13 +270,8 @@ TEST(ClusterTest, RepeatedDisruptPassesKeepTheOneShotAnswer) {
       *full.mutable_options() = at.options();
       *full.mutable_marked_for_deletion() = at.marked_for_deletion();
       *full.mutable_provider_drifted() = at.provider_drifted();
-      absl::StatusOr<v1::DisruptResponse> one_shot = Disrupt(full);
-      absl::StatusOr<v1::DisruptResponse> on_cluster = (*c)->Disrupt(at);
-      ASSERT_EQ(one_shot.ok(), on_cluster.ok()) << "seed " << seed << step;
-      if (!one_shot.ok()) return;
-      EXPECT_EQ(Bytes(*one_shot), Bytes(*on_cluster))
-          << "seed " << seed << " " << step;
-      ++compared;
+      ExpectSameAnswer(Disrupt(full), (*c)->Disrupt(at),
+                       absl::StrCat("seed ", seed, " ", step), &compared);
     };
     v1::DisruptRequest at = At(req.now().c_str());
     *at.mutable_options() = req.options();
