@@ -37,7 +37,7 @@ bool IsEventual(Method m);
 struct Candidate {
   int node = -1;  // ClusterView::nodes() index
   int pool = -1;
-  // Reschedulable pods (IsReschedulable), sorted by namespace/name.
+  // Reschedulable pods (PodFacts::reschedulable), sorted by namespace/name.
   std::vector<int> reschedulable;
   double price = 0;
   // RescheduleDisruptionCost: 1 + positive eviction costs of reschedulable

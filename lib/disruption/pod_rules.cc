@@ -55,22 +55,6 @@ bool IsProvisionable(const v1::Pod& pod) {
          !IsOwnedByDaemonSet(pod) && !IsOwnedByNode(pod);
 }
 
-namespace {
-
-// IsReschedulable over its facts, for the proto and the PodFacts forms.
-bool Reschedulable(bool active, bool stateful_set, bool terminating,
-                   bool daemon_set, bool mirror) {
-  return (active || (stateful_set && terminating)) && !daemon_set && !mirror;
-}
-
-}  // namespace
-
-bool IsReschedulable(const v1::Pod& pod) {
-  return Reschedulable(IsActive(pod), IsOwnedByStatefulSet(pod),
-                       IsTerminating(pod), IsOwnedByDaemonSet(pod),
-                       IsOwnedByNode(pod));
-}
-
 DoNotDisrupt DoNotDisrupt::Of(const v1::Pod& pod) {
   DoNotDisrupt out;
   auto it = pod.metadata().annotations().find(labels::kDoNotDisrupt);
@@ -115,22 +99,6 @@ std::optional<absl::Time> DoNotDisrupt::Until() const {
   return start_ + duration_;
 }
 
-bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now) {
-  return DoNotDisrupt::Of(pod).ActiveAt(now);
-}
-
-std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod) {
-  return DoNotDisrupt::Of(pod).Until();
-}
-
-std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod) {
-  return DoNotDisrupt::Of(pod).invalid();
-}
-
-bool IsDisruptable(const v1::Pod& pod, absl::Time now) {
-  return !IsActive(pod) || !IsDoNotDisruptActive(pod, now);
-}
-
 bool ToleratesDisruptedTaint(const v1::Pod& pod) {
   static const TaintList* kDisruptedTaint = [] {
     auto* list = new TaintList();
@@ -144,7 +112,7 @@ bool ToleratesDisruptedTaint(const v1::Pod& pod) {
 
 bool IsEvictable(const v1::Pod& pod, absl::Time now) {
   return IsActive(pod) && !ToleratesDisruptedTaint(pod) &&
-         !IsOwnedByNode(pod) && !IsDoNotDisruptActive(pod, now);
+         !IsOwnedByNode(pod) && !DoNotDisrupt::Of(pod).ActiveAt(now);
 }
 
 double EvictionCost(const v1::Pod& pod) {
@@ -178,7 +146,7 @@ PodFacts PodFacts::Of(const v1::Pod& pod) {
 }
 
 bool PodFacts::reschedulable() const {
-  return Reschedulable(active(), stateful_set, terminating, daemon_set, mirror);
+  return (active() || (stateful_set && terminating)) && !daemon_set && !mirror;
 }
 
 bool PodFacts::disruptable(absl::Time now) const {

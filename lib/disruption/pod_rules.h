@@ -24,33 +24,19 @@ bool IsPending(const v1::Pod& pod);
 // DaemonSet or a Node.
 bool IsProvisionable(const v1::Pod& pod);
 
-// (Active, or a terminating StatefulSet pod) and not a DaemonSet or mirror
-// pod: the pods a disrupted node's replacement must hold.
-bool IsReschedulable(const v1::Pod& pod);
-
-// The pod's karpenter.sh/do-not-disrupt protection at `now`: "true", or a
-// positive Go duration measured from status.startTime (no start time:
-// protected). Other values are ignored (Karpenter emits a warning event).
-bool IsDoNotDisruptActive(const v1::Pod& pod, absl::Time now);
-// When a duration-valued annotation stops protecting the pod (nullopt for
-// "true", invalid values, or no start time).
-std::optional<absl::Time> DoNotDisruptUntil(const v1::Pod& pod);
-// The annotation's value is neither "true" nor a positive duration (what
-// Karpenter's InvalidDoNotDisruptAnnotation warning reports), with why.
-std::optional<std::string> InvalidDoNotDisrupt(const v1::Pod& pod);
-
-// The karpenter.sh/do-not-disrupt annotation of one pod, read once: the
-// three functions above are these members over DoNotDisrupt::Of(pod), so a
-// caller that keeps it answers exactly as they do without reading the pod
-// again.
+// The karpenter.sh/do-not-disrupt annotation of one pod, read once.
 class DoNotDisrupt {
  public:
   static DoNotDisrupt Of(const v1::Pod& pod);
-  // IsDoNotDisruptActive.
+  // The protection at `now`: "true", or a positive Go duration measured
+  // from status.startTime (no start time, or an unreadable one:
+  // protected). Other values are ignored (Karpenter emits a warning event).
   bool ActiveAt(absl::Time now) const;
-  // DoNotDisruptUntil.
+  // When a duration-valued annotation stops protecting the pod (nullopt for
+  // "true", invalid values, or no start time).
   std::optional<absl::Time> Until() const;
-  // InvalidDoNotDisrupt.
+  // The value is neither "true" nor a positive duration (what Karpenter's
+  // InvalidDoNotDisruptAnnotation warning reports), with why.
   const std::optional<std::string>& invalid() const { return invalid_; }
 
  private:
@@ -64,8 +50,6 @@ class DoNotDisrupt {
   std::optional<std::string> invalid_;
 };
 
-// Not active, or no active do-not-disrupt.
-bool IsDisruptable(const v1::Pod& pod, absl::Time now);
 // Tolerates karpenter.sh/disrupted:NoSchedule.
 bool ToleratesDisruptedTaint(const v1::Pod& pod);
 // Active, not tolerating the disrupted taint, not a mirror pod, no active
@@ -79,8 +63,7 @@ double EvictionCost(const v1::Pod& pod);
 
 // What the disruption rules read of a pod, read in one visit (a cluster's
 // pods are visited by many passes, and each first touch of a pod is a cache
-// miss). Each member is the function above of the same name, computed by it
-// or by the same expression over the same facts.
+// miss). Each member is the function above of the same name.
 struct PodFacts {
   static PodFacts Of(const v1::Pod& pod);
 
@@ -94,8 +77,11 @@ struct PodFacts {
   DoNotDisrupt do_not_disrupt;
 
   bool active() const { return !terminal && !terminating; }  // IsActive
-  bool reschedulable() const;                                // IsReschedulable
-  bool disruptable(absl::Time now) const;                    // IsDisruptable
+  // (Active, or a terminating StatefulSet pod) and not a DaemonSet or mirror
+  // pod: the pods a disrupted node's replacement must hold.
+  bool reschedulable() const;
+  // Not active, or no active do-not-disrupt.
+  bool disruptable(absl::Time now) const;
 };
 
 }  // namespace nodeplan::disruption
