@@ -16,6 +16,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
 #include "canonical/canonical_order.h"
+#include "disruption/cluster_view.h"
 #include "disruption/compiled_state.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/digest.h"
@@ -218,7 +219,7 @@ class ClusterImpl : public Cluster {
     if (request.deployments_size() > 0) return nodeplan::Disrupt(*full);
     // Stored pods were checked one by one when upserted (invalid_pods_);
     // with none refused, the pass need not check 30,000 pods again.
-    return disruption::DisruptWithCache(
+    return disruption::DisruptHeld(
         *full, {&disruption_cache_, state_generation_, invalid_pods_.empty(),
                 static_cast<int64_t>(pending_pods_.size()), &precompiled_});
   }

@@ -21,15 +21,15 @@ const std::string& EmptyString() {
 
 CompiledSimulator::CompiledSimulator(ClusterView& view,
                                      const ConditionsResult& conditions,
-                                     CacheUse cache)
-    : view_(view), conditions_(conditions), cache_(cache) {}
+                                     HeldCluster held)
+    : view_(view), conditions_(conditions), held_(held) {}
 
 std::string CompiledSimulator::CacheKey() const {
-  if (cache_.cache == nullptr) return "";
+  if (held_.cache == nullptr) return "";
   const v1::DisruptRequest& r = view_.request();
   // Unbound pods do not enter the compiled state, so they may differ.
   std::string key =
-      absl::StrCat(cache_.generation, "|", view_.nodes().size(), "|");
+      absl::StrCat(held_.generation, "|", view_.nodes().size(), "|");
   for (size_t i = 0; i < view_.nodes().size(); ++i) {
     if (view_.nodes()[i].marked_for_deletion) absl::StrAppend(&key, i, ",");
   }
@@ -44,12 +44,12 @@ std::string CompiledSimulator::CacheKey() const {
 
 absl::Status CompiledSimulator::Build() {
   const std::string key = CacheKey();
-  if (!key.empty()) compiled_ = cache_.cache->Find(key);
+  if (!key.empty()) compiled_ = held_.cache->Find(key);
   if (compiled_ == nullptr) {
     absl::StatusOr<std::shared_ptr<const CompiledState>> compiled = Compile();
     if (!compiled.ok()) return compiled.status();
     compiled_ = *std::move(compiled);
-    if (!key.empty()) cache_.cache->Put(key, compiled_);
+    if (!key.empty()) held_.cache->Put(key, compiled_);
   }
   const std::vector<NodeView>& nodes = view_.nodes();
   signatures_.resize(view_.pods().size());

@@ -21,10 +21,10 @@ namespace nodeplan::disruption {
 
 class CompiledSimulator : public Simulator {
  public:
-  // With `cache`, the compiled state is taken from it when its key matches
-  // and left in it otherwise (see compiled_state.h).
+  // With a held cluster, the compiled state is taken from its cache when its
+  // key matches and left in it otherwise (see compiled_state.h).
   CompiledSimulator(ClusterView& view, const ConditionsResult& conditions,
-                    CacheUse cache = {});
+                    HeldCluster held = {});
   absl::StatusOr<SimulationResult> Simulate(absl::Span<const int> candidates,
                                             bool consolidation) override;
   // Simulations that fell back to the RequestSimulator (for tests).
@@ -40,7 +40,7 @@ class CompiledSimulator : public Simulator {
 
   ClusterView& view_;
   const ConditionsResult& conditions_;
-  CacheUse cache_;
+  HeldCluster held_;
   // Made on the first fallback: it copies every NodeClaim and the request's
   // NodePools, and most passes never fall back.
   std::unique_ptr<RequestSimulator> fallback_;

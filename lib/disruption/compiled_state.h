@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "disruption/cluster_view.h"
 #include "google/protobuf/arena.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/v1/disrupt.pb.h"
@@ -23,6 +22,8 @@
 #include "scheduling/cluster_model.h"
 
 namespace nodeplan::disruption {
+
+struct PrecompiledPods;  // cluster_view.h
 
 // Immutable once built; simulations on it may run from any thread.
 struct CompiledState {
@@ -64,9 +65,11 @@ class DisruptionCache {
   std::shared_ptr<const CompiledState> state_;
 };
 
-// Where a pass may find and leave its compiled state: `cache` for objects
-// of generation `generation`.
-struct CacheUse {
+// What a caller that holds the cluster across passes (nodeplan::Cluster)
+// hands each pass: where the pass may find and leave its compiled state
+// (`cache`, for objects of generation `generation`), and what it already
+// knows of the request's pods.
+struct HeldCluster {
   DisruptionCache* cache = nullptr;
   int64_t generation = 0;
   // Every pod of the request passed the API server's rules on its own and
@@ -80,10 +83,11 @@ struct CacheUse {
   const PrecompiledPods* pods = nullptr;
 };
 
-// nodeplan::Disrupt with the compiled state taken from and left in `cache`
-// (same response bytes as without).
-absl::StatusOr<v1::DisruptResponse> DisruptWithCache(
-    const v1::DisruptRequest& request, CacheUse cache);
+// nodeplan::Disrupt over a held cluster: the compiled state taken from and
+// left in its cache, its pods' checks and readings reused (same response
+// bytes as nodeplan::Disrupt).
+absl::StatusOr<v1::DisruptResponse> DisruptHeld(
+    const v1::DisruptRequest& request, HeldCluster held);
 
 }  // namespace nodeplan::disruption
 

@@ -110,11 +110,11 @@ std::optional<absl::Time> NextDecision(const ClusterView& view,
 // the conditions at `now`, the simulator, the events and the engine.
 struct Pass {
   static absl::StatusOr<std::unique_ptr<Pass>> Start(
-      const v1::DisruptRequest& request, disruption::CacheUse cache = {}) {
+      const v1::DisruptRequest& request, disruption::HeldCluster held = {}) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
     validation::Workload workload;
-    if (cache.pods_checked) {
-      workload.pending_checked_elsewhere = cache.pending_pods;
+    if (held.pods_checked) {
+      workload.pending_checked_elsewhere = held.pending_pods;
     } else {
       workload.pods = &request.pods();
     }
@@ -126,9 +126,9 @@ struct Pass {
       return s;
     }
     absl::StatusOr<std::unique_ptr<ClusterView>> view =
-        ClusterView::Build(request, cache.pods);
+        ClusterView::Build(request, held.pods);
     if (!view.ok()) return view.status();
-    return std::unique_ptr<Pass>(new Pass(*std::move(view), cache));
+    return std::unique_ptr<Pass>(new Pass(*std::move(view), held));
   }
 
   std::unique_ptr<ClusterView> view;
@@ -138,16 +138,16 @@ struct Pass {
   Engine engine;
 
  private:
-  Pass(std::unique_ptr<ClusterView> v, disruption::CacheUse cache)
+  Pass(std::unique_ptr<ClusterView> v, disruption::HeldCluster held)
       : view(std::move(v)),
         conditions(disruption::ComputeConditions(*view)),
-        simulator(*view, conditions, cache),
+        simulator(*view, conditions, held),
         engine(*view, conditions, simulator, events) {}
 };
 
 absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request,
-                                        disruption::CacheUse cache) {
-  absl::StatusOr<std::unique_ptr<Pass>> pass = Pass::Start(request, cache);
+                                        disruption::HeldCluster held) {
+  absl::StatusOr<std::unique_ptr<Pass>> pass = Pass::Start(request, held);
   if (!pass.ok()) return pass.status();
   ClusterView& view = *(*pass)->view;
   ConditionsResult& conditions = (*pass)->conditions;
@@ -352,10 +352,10 @@ absl::StatusOr<v1::DisruptResponse> Disrupt(const v1::DisruptRequest& request) {
 
 namespace disruption {
 
-absl::StatusOr<v1::DisruptResponse> DisruptWithCache(
-    const v1::DisruptRequest& request, CacheUse cache) {
+absl::StatusOr<v1::DisruptResponse> DisruptHeld(
+    const v1::DisruptRequest& request, HeldCluster held) {
   return canonical::InCanonicalOrder(
-      request, [cache](const v1::DisruptRequest& r) { return Run(r, cache); });
+      request, [held](const v1::DisruptRequest& r) { return Run(r, held); });
 }
 
 }  // namespace disruption
