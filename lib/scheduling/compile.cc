@@ -229,14 +229,23 @@ class AwsTypeCache {
   AwsTypeCacheStats stats_;
 };
 
-// The bitset index over the types' requirements (it owns copies, so that
-// the copies of a Compiled can share it).
+// The bitset index over the types' requirements. It borrows from one copy
+// of them kept beside it (the index's own copying constructor would copy
+// them a second time), so that the copies of a Compiled can share it.
 std::shared_ptr<const RequirementsIndex> TypeIndex(
     absl::Span<const InstanceType> types) {
-  std::vector<Requirements> reqs;
-  reqs.reserve(types.size());
-  for (const InstanceType& t : types) reqs.push_back(t.reqs);
-  return std::make_shared<const RequirementsIndex>(reqs);
+  struct Owned {
+    std::vector<Requirements> reqs;
+    RequirementsIndex index;
+  };
+  auto owned = std::make_shared<Owned>();
+  owned->reqs.reserve(types.size());
+  for (const InstanceType& t : types) owned->reqs.push_back(t.reqs);
+  std::vector<const Requirements*> borrowed;
+  borrowed.reserve(owned->reqs.size());
+  for (const Requirements& r : owned->reqs) borrowed.push_back(&r);
+  owned->index = RequirementsIndex(borrowed);
+  return std::shared_ptr<const RequirementsIndex>(owned, &owned->index);
 }
 
 // Everything the translation of an AWS group reads, as bytes (length-
