@@ -16,6 +16,8 @@
 // (RFC 3339, UTC), and of equally new pods the first in request order wins,
 // where Karpenter keeps whichever its cache lists first.
 
+#include <vector>
+
 #include "google/protobuf/repeated_ptr_field.h"
 #include "nodeplan/v1/k8s.pb.h"
 
@@ -24,10 +26,18 @@ namespace nodeplan::scheduling {
 // Whether `ds` controls `pod` (the rule above).
 bool ControlledBy(const v1::DaemonSet& ds, const v1::Pod& pod);
 
-// The newest pod of `pods` that `ds` controls, or nullptr.
-const v1::Pod* NewestDaemonSetPod(
-    const v1::DaemonSet& ds,
+// Per DaemonSet of `daemon_sets`, the indices of the `pods` it controls
+// (ControlledBy), in request order: one pass over the pods, whatever the
+// number of DaemonSets.
+std::vector<std::vector<int>> PodsByDaemonSet(
+    const google::protobuf::RepeatedPtrField<v1::DaemonSet>& daemon_sets,
     const google::protobuf::RepeatedPtrField<v1::Pod>& pods);
+
+// The newest of `pods[i]` for i in `indices` (the first of equally new
+// ones), or nullptr when `indices` is empty.
+const v1::Pod* NewestPod(
+    const google::protobuf::RepeatedPtrField<v1::Pod>& pods,
+    const std::vector<int>& indices);
 
 // The spec Karpenter simulates for `ds`: `newest`'s spec (the result of
 // NewestDaemonSetPod) with the template's required node affinity, or the

@@ -231,6 +231,8 @@ struct BoundPod {
   // cluster state drops a pod only when it is terminal), but topology
   // counting ignores it (IgnoredForTopology).
   bool terminating = false;
+  // Has required pod anti-affinity terms (read once, with the rest).
+  bool required_anti_affinity = false;
 };
 
 struct Candidate {
@@ -409,9 +411,14 @@ class Round {
   // Per request node, the pods bound to it (what a removal takes from the
   // ignored count), and those bound to no known node.
   std::vector<int> pods_on_node_;
-  // A compiled cluster's pods: the index of each one's node in the request
-  // (-1: unbound or on no known node).
+  // Request nodes by name, and (rounds that are not simulations) each
+  // request pod's node index (-1: unbound or on no known node), found once
+  // while the pod is compiled.
+  absl::flat_hash_map<absl::string_view, int> node_index_;
   std::vector<int> pod_node_;
+  std::vector<char> pod_bound_;  // spec.nodeName set (known node or not)
+  // Per DaemonSet, the indices of the request pods it controls.
+  std::vector<std::vector<int>> daemon_set_pods_;
   // A compiled cluster's bound pods (indices into bound_) on known nodes
   // with required anti-affinity terms.
   std::vector<int> anti_affinity_bound_;

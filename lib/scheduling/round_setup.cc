@@ -123,25 +123,17 @@ absl::Status Round::SetupCluster() {
   // What simulations read but cannot build in a shared base.
   TopologyNodes();
   for (size_t j = 0; j < bound_.size(); ++j)
-    if (bound_[j].node >= 0 && !RequiredAntiAffinity(*bound_[j].pod).empty())
+    if (bound_[j].node >= 0 && bound_[j].required_anti_affinity)
       anti_affinity_bound_.push_back(static_cast<int>(j));
-  absl::flat_hash_map<absl::string_view, int> node_index;
-  for (int i = 0; i < req_.nodes_size(); ++i)
-    node_index[req_.nodes(i).metadata().name()] = i;
-  pod_node_.reserve(req_.pods_size());
   pods_on_node_.assign(req_.nodes_size() + 1, 0);
-  for (const auto& p : req_.pods()) {
-    auto it = node_index.find(p.spec().node_name());
-    const int node = it == node_index.end() ? -1 : it->second;
-    pod_node_.push_back(node);
-    if (!p.spec().node_name().empty())
-      ++pods_on_node_[node < 0 ? req_.nodes_size() : node];
+  for (int i = 0; i < req_.pods_size(); ++i) {
+    if (pod_bound_[i])
+      ++pods_on_node_[pod_node_[i] < 0 ? req_.nodes_size() : pod_node_[i]];
   }
-  for (const auto& ds : req_.daemon_sets()) {
+  for (size_t d = 0; d < daemon_set_pods_.size(); ++d) {
     auto& list = daemon_pods_.emplace_back();
-    for (int i = 0; i < req_.pods_size(); ++i)
-      if (ControlledBy(ds, req_.pods(i)))
-        list.emplace_back(&req_.pods(i), pod_node_[i]);
+    for (int i : daemon_set_pods_[d])
+      list.emplace_back(&req_.pods(i), pod_node_[i]);
   }
   return absl::OkStatus();
 }
@@ -263,6 +255,13 @@ absl::Status Round::CompilePods() {
     }
   } else {
     for (const auto& p : req_.pods()) all.push_back(&p);
+    // Each pod's node and DaemonSet, found in this one pass over the pods
+    // rather than once per later use.
+    for (int i = 0; i < req_.nodes_size(); ++i)
+      node_index_[req_.nodes(i).metadata().name()] = i;
+    pod_node_.assign(req_.pods_size(), -1);
+    pod_bound_.assign(req_.pods_size(), 0);
+    daemon_set_pods_ = PodsByDaemonSet(req_.daemon_sets(), req_.pods());
   }
   // A compiled cluster's pending pods and Deployments belong to its
   // simulations, not to it.
@@ -281,10 +280,21 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
                                const std::string* signature) {
   const absl::string_view ns = NamespaceOf(p.metadata());
   if (!moved && !p.spec().node_name().empty()) {
+    // A simulation's pods are its own (never bound to a request node).
+    int node = -1;
+    if (sim_ == nullptr) {
+      auto it = node_index_.find(p.spec().node_name());
+      if (it != node_index_.end()) node = it->second;
+      if (i < static_cast<int>(pod_node_.size())) {
+        pod_node_[i] = node;
+        pod_bound_[i] = 1;
+      }
+    }
     if (!IsTerminal(p))
       bound_.push_back({&p, in_.InternValue(ns).id,
-                        LabelSet::FromMap(p.metadata().labels(), in_), -1,
-                        !p.metadata().deletion_timestamp().empty()});
+                        LabelSet::FromMap(p.metadata().labels(), in_), node,
+                        !p.metadata().deletion_timestamp().empty(),
+                        !RequiredAntiAffinity(p).empty()});
     ++ignored_;
     return absl::OkStatus();
   }
@@ -525,8 +535,9 @@ absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
 }
 
 absl::Status Round::CompileDaemons() {
-  for (const auto& ds : req_.daemon_sets()) {
-    const v1::Pod* newest = NewestDaemonSetPod(ds, req_.pods());
+  for (int i = 0; i < req_.daemon_sets_size(); ++i) {
+    const v1::DaemonSet& ds = req_.daemon_sets(i);
+    const v1::Pod* newest = NewestPod(req_.pods(), daemon_set_pods_[i]);
     absl::StatusOr<DaemonPod> d = CompileDaemon(ds, newest);
     if (!d.ok()) return d.status();
     daemons_.push_back(*std::move(d));
@@ -612,9 +623,6 @@ absl::Status Round::CompileExisting() {
   absl::flat_hash_map<std::string, std::vector<int>> types_by_name;
   for (size_t i = 0; i < c_.types.size(); ++i)
     types_by_name[c_.types[i].name].push_back(static_cast<int>(i));
-  absl::flat_hash_map<std::string, int> node_index;
-  for (int i = 0; i < req_.nodes_size(); ++i)
-    node_index[req_.nodes(i).metadata().name()] = i;
   absl::flat_hash_map<std::string, int> claim_by_node;
   for (int i = 0; i < req_.node_claims_size(); ++i) {
     const v1::NodeClaim& nc = req_.node_claims(i);
@@ -623,13 +631,9 @@ absl::Status Round::CompileExisting() {
   }
   // Bound pods per node, in input order (one pass, not nodes x pods).
   std::vector<std::vector<int>> bound_on(req_.nodes_size());
-  for (size_t j = 0; j < bound_.size(); ++j) {
-    BoundPod& b = bound_[j];
-    auto it = node_index.find(b.pod->spec().node_name());
-    if (it == node_index.end()) continue;
-    b.node = it->second;
-    bound_on[it->second].push_back(static_cast<int>(j));
-  }
+  for (size_t j = 0; j < bound_.size(); ++j)
+    if (bound_[j].node >= 0)
+      bound_on[bound_[j].node].push_back(static_cast<int>(j));
   auto pool_index = [&](const std::string& name) -> int {
     for (size_t i = 0; i < c_.pools.size(); ++i)
       if (c_.pools[i].name == name) return static_cast<int>(i);
@@ -786,7 +790,7 @@ absl::Status Round::CompileExisting() {
   for (int ci = 0; ci < req_.node_claims_size(); ++ci) {
     const v1::NodeClaim& nc = req_.node_claims(ci);
     if (!nc.status().node_name().empty() &&
-        node_index.contains(nc.status().node_name()))
+        node_index_.contains(nc.status().node_name()))
       continue;
     if (!nc.metadata().deletion_timestamp().empty()) continue;
     std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
@@ -975,8 +979,8 @@ void Round::BuildDomainUniverse() {
 
 void Round::BuildInverseFromBound() {
   auto add = [&](const BoundPod& b) {
+    if (!b.required_anti_affinity || b.node < 0) return;
     const auto& terms = RequiredAntiAffinity(*b.pod);
-    if (terms.empty() || b.node < 0) return;
     PodClass tmp;
     tmp.ns = b.pod->metadata().namespace_().empty()
                  ? "default"
