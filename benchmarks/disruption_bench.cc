@@ -6,6 +6,7 @@
 // response.
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 namespace {
 
 double CurrentRssMb() {
+  malloc_trim(0);  // what setup freed is not the request's
   long pages = 0, resident = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;

@@ -384,6 +384,7 @@ absl::Status ClusterView::BuildPods() {
   }
   // Keys are views of pods_[i].key: reserved, pods_ never moves them.
   pods_.reserve(req.pods_size());
+  if (precompiled_ == nullptr) parsed_requests_.reserve(req.pods_size());
   absl::flat_hash_set<absl::string_view> seen;
   seen.reserve(req.pods_size());
   const int count = req.pods_size();
@@ -442,12 +443,14 @@ absl::Status ClusterView::BuildPods() {
         n.pods.push_back(static_cast<int>(pods_.size() - 1));
         if (!v.facts.terminal && (n.managed || n.has_pool_label)) {
           if (pre != nullptr) {
-            if (pre->requests.has_value()) n.requests.Add(*pre->requests);
+            if (pre->requests.has_value()) v.requests = &*pre->requests;
           } else {
             absl::StatusOr<ResourceVector> r =
                 PodRequests(p.spec(), pod_resource_names_);
-            if (r.ok()) n.requests.Add(*r);
+            if (r.ok())
+              v.requests = &parsed_requests_.emplace_back(*std::move(r));
           }
+          if (v.requests != nullptr) n.requests.Add(*v.requests);
         }
       }
     }

@@ -97,6 +97,11 @@ struct PodView {
   // What the rules read of the pod (pod_rules.h), read once here: later
   // passes ask these instead of visiting the pod's message again.
   PodFacts facts;
+  // Its PodRequests (extended resources named in the view's resource-name
+  // interner) when the view summed them into its node's: bound to a state
+  // node with a Node, managed or in a NodePool, not terminal, and parsed.
+  // Null otherwise. The compiled simulator hands them to its model.
+  const ResourceVector* requests = nullptr;
 };
 
 struct NodeView {
@@ -176,6 +181,9 @@ class ClusterView {
   absl::Time now_;
   Interner interner_;
   Interner pod_resource_names_;
+  // The requests PodView::requests point at, when the view parsed them
+  // (reserved once: never reallocated).
+  std::vector<ResourceVector> parsed_requests_;
   const PrecompiledPods* precompiled_ = nullptr;
   std::unique_ptr<WellKnownLabels> well_known_;
   // One compiled catalog per NodeClass (or one for an explicit catalog).

@@ -133,13 +133,17 @@ CompiledSimulator::Compile() const {
       Point(*claim, s.mutable_node_claims());
     }
   }
+  // The requests the view parsed are the model's too (no second parse).
+  std::vector<const ResourceVector*> known_requests;
+  known_requests.reserve(view_.pods().size());
   for (const PodView& pv : view_.pods()) {
     if (!pv.bound) continue;
     if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
     Point(*pv.pod, s.mutable_pods());
+    known_requests.push_back(pv.requests);
   }
   absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
-      scheduling::ClusterModel::Build(out->snapshot, s);
+      scheduling::ClusterModel::Build(out->snapshot, s, known_requests);
   if (!model.ok()) return model.status();
   out->model = *std::move(model);
   return std::shared_ptr<const CompiledState>(std::move(out));

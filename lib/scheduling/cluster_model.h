@@ -25,6 +25,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "nodeplan/resources.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/round.h"
@@ -38,9 +40,16 @@ class ClusterModel {
   // options, no pending pods: those belong to simulations; its pods,
   // deployments and objects already validated, as for gated Solve) must
   // outlive the model, unchanged.
+  //
+  // `known_requests`, when given, holds per pod of `state` the requests a
+  // caller already computed with nodeplan::PodRequests (null: not known);
+  // the model reads those instead of parsing the pod again. Only entries
+  // without extended resources are used (those name resources in the
+  // caller's interner). Read during Build only.
   static absl::StatusOr<std::unique_ptr<ClusterModel>> Build(
       std::shared_ptr<const Snapshot> snapshot,
-      const v1::ScheduleRequest& state);
+      const v1::ScheduleRequest& state,
+      absl::Span<const ResourceVector* const> known_requests = {});
 
   // Runs `sim` (with the destination gate `gate`, which may be null) and
   // renders its response into `out`. An Unavailable status means this

@@ -98,8 +98,13 @@ absl::StatusOr<DenseResources> PodRequests(
   // The field path is built only for an error (this runs per bound pod).
   if (!requests.ok()) requests = nodeplan::PodRequests(spec, names, path());
   if (!requests.ok()) return requests.status();
-  absl::StatusOr<DenseResources> dense =
-      dims.FromVector(*requests, names, path);
+  return KnownPodRequests(*requests, names, dims, path);
+}
+
+absl::StatusOr<DenseResources> KnownPodRequests(
+    const ResourceVector& requests, Interner& names, ResourceDims& dims,
+    absl::FunctionRef<std::string()> path) {
+  absl::StatusOr<DenseResources> dense = dims.FromVector(requests, names, path);
   if (dense.ok()) (*dense)[kDimPods] += 1;
   return dense;
 }

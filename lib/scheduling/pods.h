@@ -84,6 +84,12 @@ absl::StatusOr<DenseResources> PodRequests(
     const v1::PodSpec& spec, Interner& names, ResourceDims& dims,
     absl::FunctionRef<std::string()> path);
 
+// PodRequests of a pod whose nodeplan::PodRequests a caller already
+// computed (`requests`, its extended resources named in `names`).
+absl::StatusOr<DenseResources> KnownPodRequests(
+    const ResourceVector& requests, Interner& names, ResourceDims& dims,
+    absl::FunctionRef<std::string()> path);
+
 // Karpenter's provisioner Validate: empty when the pod may be scheduled.
 std::string ValidatePod(const v1::Pod& pod);
 

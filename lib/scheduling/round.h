@@ -233,6 +233,7 @@ struct BoundPod {
   bool terminating = false;
   // Has required pod anti-affinity terms (read once, with the rest).
   bool required_anti_affinity = false;
+  int request_index = -1;  // in the request's pods (-1: a simulation's)
 };
 
 struct Candidate {
@@ -273,7 +274,9 @@ class Round {
   // The cluster half of Setup for a compiled cluster: the request's bound
   // pods, DaemonSets, existing capacity, NodePool state and the domain
   // universe. Its pending pods (if any) are ignored.
-  absl::Status SetupCluster();
+  // `known_requests`: ClusterModel::Build's.
+  absl::Status SetupCluster(
+      absl::Span<const ResourceVector* const> known_requests = {});
   // Setup of a simulation round. An Unavailable status means the
   // simulation cannot reuse the compiled cluster (a DaemonSet's newest pod
   // changed with the removed nodes, and with it the DaemonSet's pod): run it
@@ -419,6 +422,8 @@ class Round {
   std::vector<char> pod_bound_;  // spec.nodeName set (known node or not)
   // Per DaemonSet, the indices of the request pods it controls.
   std::vector<std::vector<int>> daemon_set_pods_;
+  // SetupCluster's known_requests, while it runs.
+  absl::Span<const ResourceVector* const> known_requests_;
   // A compiled cluster's bound pods (indices into bound_) on known nodes
   // with required anti-affinity terms.
   std::vector<int> anti_affinity_bound_;

@@ -115,11 +115,15 @@ void Round::FinishSetup() {
     if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
 }
 
-absl::Status Round::SetupCluster() {
+absl::Status Round::SetupCluster(
+    absl::Span<const ResourceVector* const> known_requests) {
   cluster_base_ = true;
+  known_requests_ = known_requests;
   SetupCommon();
   if (auto s = CompilePods(); !s.ok()) return s;
-  if (auto s = SetupClusterState(); !s.ok()) return s;
+  absl::Status state = SetupClusterState();
+  known_requests_ = {};
+  if (!state.ok()) return state;
   // What simulations read but cannot build in a shared base.
   TopologyNodes();
   for (size_t j = 0; j < bound_.size(); ++j)
@@ -294,7 +298,8 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
       bound_.push_back({&p, in_.InternValue(ns).id,
                         LabelSet::FromMap(p.metadata().labels(), in_), node,
                         !p.metadata().deletion_timestamp().empty(),
-                        !RequiredAntiAffinity(p).empty()});
+                        !RequiredAntiAffinity(p).empty(),
+                        sim_ == nullptr ? i : -1});
     ++ignored_;
     return absl::OkStatus();
   }
@@ -733,9 +738,17 @@ absl::Status Round::CompileExisting() {
     std::vector<std::string> present;
     for (int j : bound_on[i]) {
       const BoundPod& b = bound_[j];
-      auto rq = PodRequests(b.pod->spec(), in_, dims_, [&] {
+      auto path = [&] {
         return absl::StrCat("pods[", b.pod->metadata().name(), "].spec");
-      });
+      };
+      const ResourceVector* known =
+          b.request_index >= 0 &&
+                  b.request_index < static_cast<int>(known_requests_.size())
+              ? known_requests_[b.request_index]
+              : nullptr;
+      auto rq = known != nullptr && known->extended().empty()
+                    ? KnownPodRequests(*known, in_, dims_, path)
+                    : PodRequests(b.pod->spec(), in_, dims_, path);
       if (!rq.ok()) return rq.status();
       for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= (*rq)[x];
       auto ports = CompileHostPorts(b.pod->spec());
