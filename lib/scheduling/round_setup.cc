@@ -708,19 +708,25 @@ absl::Status Round::CompileExisting() {
     e.initialized = StateNodeInitialized(&node, nc);
     for (v1::Taint& t : StateNodeTaints(&node, nc))
       e.taints.push_back(std::move(t));
-    std::map<std::string, std::string> state_labels;
+    // The state node's labels in key order, viewed rather than copied
+    // (a registered node's are its Node's).
+    std::map<std::string, std::string> claim_labels;
+    std::vector<std::pair<absl::string_view, absl::string_view>> state_labels;
     if (!StateNodeRegistered(&node, nc)) {
       e.name = nc->metadata().name();
       e.is_claim = true;
-      state_labels = ClaimLabels(*nc);
+      claim_labels = ClaimLabels(*nc);
+      state_labels.assign(claim_labels.begin(), claim_labels.end());
     } else {
-      state_labels.insert(labels.begin(), labels.end());
+      state_labels.assign(labels.begin(), labels.end());
+      std::sort(state_labels.begin(), state_labels.end());
     }
-    for (const auto& [key, value] : state_labels)
+    absl::string_view hostname = e.name;
+    for (const auto& [key, value] : state_labels) {
       e.reqs.Add(Requirement::In(in_.InternKey(key), in_.InternValue(value)));
-    auto host = state_labels.find(labels::kHostname);
-    e.hostname =
-        in_.InternValue(host != state_labels.end() ? host->second : e.name);
+      if (key == labels::kHostname) hostname = value;
+    }
+    e.hostname = in_.InternValue(hostname);
     e.reqs.Add(Requirement::In(k_.hostname, e.hostname));
     auto alloc = dims_.ParseList(node.status().allocatable(), in_,
                                  path + ".status.allocatable");
