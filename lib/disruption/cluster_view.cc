@@ -11,6 +11,7 @@
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan::disruption {
 namespace {
@@ -82,10 +83,12 @@ PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names) {
 }
 
 absl::StatusOr<std::unique_ptr<ClusterView>> ClusterView::Build(
-    const v1::DisruptRequest& request, const PrecompiledPods* precompiled) {
+    const v1::DisruptRequest& request, const PrecompiledPods* precompiled,
+    bool* pods_failed_checks) {
   std::unique_ptr<ClusterView> v(new ClusterView());
   v->request_ = &request;
   v->precompiled_ = precompiled;
+  if (precompiled == nullptr) v->pods_failed_checks_ = pods_failed_checks;
   if (request.now().empty()) {
     return absl::InvalidArgumentError(
         "now: Required value (the decision time, RFC 3339)");
@@ -403,6 +406,11 @@ absl::Status ClusterView::BuildPods() {
       __builtin_prefetch(&next.status());
     }
     const v1::Pod& p = req.pods(i);
+    if (pods_failed_checks_ != nullptr && !validation::PodPassesChecks(p)) {
+      *pods_failed_checks_ = true;
+      return absl::InvalidArgumentError(
+          absl::StrCat("pods[", i, "]: fails validation"));
+    }
     const PrecompiledPod* pre = nullptr;
     if (precompiled_ != nullptr) {
       auto it = precompiled_->pods.find(&p);
@@ -425,6 +433,7 @@ absl::Status ClusterView::BuildPods() {
       node_name = p.spec().node_name();
     }
     if (!seen.insert(v.key).second) {
+      if (pods_failed_checks_ != nullptr) *pods_failed_checks_ = true;
       return absl::InvalidArgumentError(
           absl::StrCat("pods[", v.key, "]: metadata.name: Duplicate value: \"",
                        p.metadata().name(), "\""));
@@ -434,6 +443,7 @@ absl::Status ClusterView::BuildPods() {
       v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
     }
     v.bound = !node_name.empty();
+    if (!v.bound) ++unbound_pods_;
     if (v.bound) {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
       auto it = node_index_.find(node_name);

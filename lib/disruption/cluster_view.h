@@ -147,9 +147,20 @@ class ClusterView {
  public:
   // With `precompiled` (which must outlive the view), each pod's key,
   // facts and requests are taken from it instead of being read again.
+  //
+  // With `pods_failed_checks` (and no `precompiled`), the view also checks
+  // each pod as it reads it (validation::PodPassesChecks, and no two pods
+  // with one key), for a caller that validated every other object: a pod
+  // that fails sets *pods_failed_checks and ends the build with an error
+  // that only says so (the caller runs the full validation for the
+  // message).
   static absl::StatusOr<std::unique_ptr<ClusterView>> Build(
       const v1::DisruptRequest& request,
-      const PrecompiledPods* precompiled = nullptr);
+      const PrecompiledPods* precompiled = nullptr,
+      bool* pods_failed_checks = nullptr);
+
+  // How many pods have no spec.nodeName (the pending-pod limit counts them).
+  int64_t unbound_pods() const { return unbound_pods_; }
 
   const v1::DisruptRequest& request() const { return *request_; }
   absl::Time now() const { return now_; }
@@ -185,6 +196,8 @@ class ClusterView {
   // (reserved once: never reallocated).
   std::vector<ResourceVector> parsed_requests_;
   const PrecompiledPods* precompiled_ = nullptr;
+  bool* pods_failed_checks_ = nullptr;
+  int64_t unbound_pods_ = 0;
   std::unique_ptr<WellKnownLabels> well_known_;
   // One compiled catalog per NodeClass (or one for an explicit catalog).
   std::vector<std::shared_ptr<const CompiledCatalog>> catalogs_;

@@ -113,15 +113,21 @@ struct Pass {
       const v1::DisruptRequest& request, disruption::HeldCluster held = {}) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
     validation::Workload workload;
-    if (held.pods_checked) {
-      workload.pending_checked_elsewhere = held.pending_pods;
-    } else {
-      workload.pods = &request.pods();
-    }
+    workload.pending_checked_elsewhere = held.pending_pods;
     workload.deployments = &request.deployments();
     workload.node_pools = &request.node_pools();
     workload.SetClusterObjects(request);
     workload.pod_disruption_budgets = &request.pod_disruption_budgets();
+    if (!held.pods_checked) {
+      // The view checks each pod while it reads it (one visit per pod,
+      // not two); whatever fails, the checks run again in the original
+      // order for the original answer.
+      if (std::unique_ptr<ClusterView> view =
+              ViewCheckingPods(request, workload)) {
+        return std::unique_ptr<Pass>(new Pass(std::move(view), held));
+      }
+      workload.pods = &request.pods();
+    }
     if (absl::Status s = validation::CheckWorkload(workload); !s.ok()) {
       return s;
     }
@@ -129,6 +135,21 @@ struct Pass {
         ClusterView::Build(request, held.pods);
     if (!view.ok()) return view.status();
     return std::unique_ptr<Pass>(new Pass(*std::move(view), held));
+  }
+
+  // The view of `request` when every object passes validation, with the
+  // pods checked as the view reads them; null otherwise. `others` holds
+  // every object to check but the pods.
+  static std::unique_ptr<ClusterView> ViewCheckingPods(
+      const v1::DisruptRequest& request, validation::Workload others) {
+    if (!validation::CheckWorkload(others).ok()) return nullptr;
+    bool pods_failed = false;
+    absl::StatusOr<std::unique_ptr<ClusterView>> view =
+        ClusterView::Build(request, nullptr, &pods_failed);
+    if (!view.ok()) return nullptr;
+    others.pending_checked_elsewhere = (*view)->unbound_pods();
+    if (!validation::CheckWorkloadLimits(others).ok()) return nullptr;
+    return *std::move(view);
   }
 
   std::unique_ptr<ClusterView> view;

@@ -778,7 +778,7 @@ absl::Status Exhausted(absl::string_view object, absl::string_view field,
       limit, " (nodeplan::limits::", constant, ")"));
 }
 
-absl::Status CheckLimits(const Workload& w) {
+absl::Status Limits(const Workload& w) {
   int64_t pending = w.pending_checked_elsewhere;
   // `object` names the offender; built only for an error (this runs over
   // every pod of every call).
@@ -880,6 +880,15 @@ void CheckNodeTaints(const v1::Node& node, v1::ValidateResponse* out) {
   }
 }
 
+// One pod's own rules (everything but uniqueness and the limits).
+void AddPodViolations(const v1::Pod& p, v1::ValidateResponse* out) {
+  Reporter r([&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
+             out);
+  CheckLabels([] { return std::string("metadata.labels"); },
+              p.metadata().labels(), r);
+  CheckSpec(p.spec(), "spec", r);
+}
+
 void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   auto unique = [&](auto list, absl::string_view kind, bool namespaced) {
     if (list == nullptr) return;
@@ -940,14 +949,7 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
         /*namespaced=*/false);
   }
   if (w.pods != nullptr) {
-    for (const v1::Pod& p : *w.pods) {
-      Reporter r(
-          [&] { return absl::StrCat("Pod ", NamespacedName(p.metadata())); },
-          out);
-      CheckLabels([] { return std::string("metadata.labels"); },
-                  p.metadata().labels(), r);
-      CheckSpec(p.spec(), "spec", r);
-    }
+    for (const v1::Pod& p : *w.pods) AddPodViolations(p, out);
     CheckUnique(*w.pods, "Pod", NamespacedName, out);
   }
   if (w.deployments != nullptr) {
@@ -986,12 +988,24 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
 
 }  // namespace
 
+absl::Status CheckWorkloadLimits(const Workload& w) { return Limits(w); }
+
+bool PodPassesChecks(const v1::Pod& pod) {
+  if (pod.metadata().name().empty()) return false;
+  if (pod.spec().topology_spread_constraints_size() >
+      limits::kMaxTopologySpreadConstraints)
+    return false;
+  v1::ValidateResponse found;
+  AddPodViolations(pod, &found);
+  return found.violations().empty();
+}
+
 void AddWorkloadViolations(const Workload& w, v1::ValidateResponse* out) {
   AddViolations(w, out);
 }
 
 absl::Status CheckWorkload(const Workload& w) {
-  if (absl::Status s = CheckLimits(w); !s.ok()) return s;
+  if (absl::Status s = Limits(w); !s.ok()) return s;
   v1::ValidateResponse found;
   AddViolations(w, &found);
   // A NodePool requirement the CRD's schema refuses (no key, no or an

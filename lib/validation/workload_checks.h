@@ -60,6 +60,18 @@ struct Workload {
 // "<Kind> <ns/name>: <field path>: <message>".
 absl::Status CheckWorkload(const Workload& workload);
 
+// CheckWorkload's limits alone (the RESOURCE_EXHAUSTED half).
+absl::Status CheckWorkloadLimits(const Workload& workload);
+
+// Whether `pod` passes every rule CheckWorkload applies to a pod on its own:
+// a name, its labels and spec, the spread-constraint limit. Uniqueness and
+// the pending-pod limit are the caller's. For a caller that visits each pod
+// anyway and checks it there, while it is in cache: CheckWorkload over the
+// other objects, this per pod, uniqueness and CheckWorkloadLimits with the
+// pending pods counted pass exactly when CheckWorkload over all of them
+// does (to report an error, run CheckWorkload over all of them).
+bool PodPassesChecks(const v1::Pod& pod);
+
 // The same rules as violations (for Validate); limits are not reported here.
 void AddWorkloadViolations(const Workload& workload, v1::ValidateResponse* out);
 

@@ -1,6 +1,7 @@
 // End-to-end disruption decisions on small clusters, after the scenarios of
 // Karpenter's pkg/controllers/disruption suites.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,9 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/limits.h"
 #include "nodeplan/verify.h"
+#include "validation/workload_checks.h"
 
 namespace nodeplan::testing {
 namespace {
@@ -596,6 +599,73 @@ TEST(DisruptTest, BadInputIsAnErrorWithItsFieldPath) {
   r = nodeplan::Disrupt(d.request());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("now:"));
+}
+
+// One-shot Disrupt checks each pod while its view reads it; whatever fails,
+// the error must be the one validating every object at once gives (all the
+// violations, in its order), as before that optimization.
+TEST(DisruptTest, InvalidPodsGiveTheFullValidationError) {
+  auto full_check = [](const v1::DisruptRequest& r) {
+    validation::Workload w;
+    w.pods = &r.pods();
+    w.deployments = &r.deployments();
+    w.node_pools = &r.node_pools();
+    w.SetClusterObjects(r);
+    w.pod_disruption_budgets = &r.pod_disruption_budgets();
+    return validation::CheckWorkload(w);
+  };
+  struct Case {
+    std::string name;
+    std::function<void(Cluster&)> breakit;
+  };
+  const std::vector<Case> cases = {
+      {"bad pod label",
+       [](Cluster& c) {
+         (*c.Pod("p2", "n1", "100m")
+               .mutable_metadata()
+               ->mutable_labels())["bad key!"] = "v";
+       }},
+      {"bad node label and bad pod quantity",
+       [](Cluster& c) {
+         (*c.request()
+               .mutable_nodes(0)
+               ->mutable_metadata()
+               ->mutable_labels())["-x"] = "v";
+         (*c.Pod("p2", "n1", "100m")
+               .mutable_spec()
+               ->mutable_containers(0)
+               ->mutable_resources()
+               ->mutable_requests())["memory"] = "lots";
+       }},
+      {"duplicate pods", [](Cluster& c) { c.Pod("p1", "n1", "100m"); }},
+      {"pod without a name",
+       [](Cluster& c) {
+         c.Pod("p2", "n1", "100m").mutable_metadata()->clear_name();
+       }},
+      {"too many spread constraints",
+       [](Cluster& c) {
+         v1::Pod& p = c.Pod("p2", "", "100m");
+         for (int i = 0; i <= limits::kMaxTopologySpreadConstraints; ++i) {
+           v1::TopologySpreadConstraint* t =
+               p.mutable_spec()->add_topology_spread_constraints();
+           t->set_max_skew(1);
+           t->set_topology_key("zone" + std::to_string(i));
+           t->set_when_unsatisfiable("DoNotSchedule");
+         }
+       }},
+  };
+  for (const Case& k : cases) {
+    Cluster c;
+    c.NodePool("default");
+    c.Node("n1", "default");
+    c.Pod("p1", "n1", "100m");
+    k.breakit(c);
+    const absl::Status want = full_check(c.request());
+    ASSERT_FALSE(want.ok()) << k.name;
+    absl::StatusOr<v1::DisruptResponse> got = nodeplan::Disrupt(c.request());
+    ASSERT_FALSE(got.ok()) << k.name;
+    EXPECT_EQ(got.status(), want) << k.name;
+  }
 }
 
 }  // namespace
