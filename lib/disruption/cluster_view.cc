@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "disruption/clock.h"
@@ -11,6 +12,7 @@
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
+#include "scheduling/pods.h"
 #include "validation/workload_checks.h"
 
 namespace nodeplan::disruption {
@@ -431,6 +433,10 @@ absl::Status ClusterView::BuildPods() {
       v.key = absl::StrCat(NamespaceOf(p.metadata()), "/", p.metadata().name());
       v.facts = PodFacts::Of(p);
       node_name = p.spec().node_name();
+      v.host_ports = !scheduling::CompileHostPorts(p.spec()).empty();
+      v.daemon_set_owner = absl::c_any_of(
+          p.metadata().owner_references(),
+          [](const v1::OwnerReference& o) { return o.kind() == "DaemonSet"; });
     }
     if (!seen.insert(v.key).second) {
       if (pods_failed_checks_ != nullptr) *pods_failed_checks_ = true;

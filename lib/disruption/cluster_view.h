@@ -102,6 +102,10 @@ struct PodView {
   // node with a Node, managed or in a NodePool, not terminal, and parsed.
   // Null otherwise. The compiled simulator hands them to its model.
   const ResourceVector* requests = nullptr;
+  // What else its model reads of it (scheduling::KnownPod): conservative
+  // (true) unless the view read the pod's message itself.
+  bool host_ports = true;
+  bool daemon_set_owner = true;
 };
 
 struct NodeView {

@@ -134,16 +134,16 @@ CompiledSimulator::Compile() const {
     }
   }
   // The requests the view parsed are the model's too (no second parse).
-  std::vector<const ResourceVector*> known_requests;
-  known_requests.reserve(view_.pods().size());
+  std::vector<scheduling::KnownPod> known;
+  known.reserve(view_.pods().size());
   for (const PodView& pv : view_.pods()) {
     if (!pv.bound) continue;
     if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
     Point(*pv.pod, s.mutable_pods());
-    known_requests.push_back(pv.requests);
+    known.push_back({pv.requests, pv.host_ports, pv.daemon_set_owner});
   }
   absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
-      scheduling::ClusterModel::Build(out->snapshot, s, known_requests);
+      scheduling::ClusterModel::Build(out->snapshot, s, known);
   if (!model.ok()) return model.status();
   out->model = *std::move(model);
   return std::shared_ptr<const CompiledState>(std::move(out));

@@ -8,7 +8,7 @@ namespace nodeplan::scheduling {
 
 absl::StatusOr<std::unique_ptr<ClusterModel>> ClusterModel::Build(
     std::shared_ptr<const Snapshot> snapshot, const v1::ScheduleRequest& state,
-    absl::Span<const ResourceVector* const> known_requests) {
+    absl::Span<const KnownPod> known) {
   const Compiled* compiled =
       snapshot == nullptr ? nullptr : CompiledOf(*snapshot);
   if (compiled == nullptr)
@@ -21,8 +21,7 @@ absl::StatusOr<std::unique_ptr<ClusterModel>> ClusterModel::Build(
   m->snapshot_ = std::move(snapshot);
   m->options_ = *opt;
   m->base_ = std::make_unique<Round>(*compiled, state, *opt);
-  if (absl::Status s = m->base_->SetupCluster(known_requests); !s.ok())
-    return s;
+  if (absl::Status s = m->base_->SetupCluster(known); !s.ok()) return s;
   return m;
 }
 

@@ -41,15 +41,12 @@ class ClusterModel {
   // deployments and objects already validated, as for gated Solve) must
   // outlive the model, unchanged.
   //
-  // `known_requests`, when given, holds per pod of `state` the requests a
-  // caller already computed with nodeplan::PodRequests (null: not known);
-  // the model reads those instead of parsing the pod again. Only entries
-  // without extended resources are used (those name resources in the
-  // caller's interner). Read during Build only.
+  // `known`, when given, holds per pod of `state` what a caller already
+  // read of it (KnownPod); the model reads that instead of the pod's
+  // message again. Read during Build only.
   static absl::StatusOr<std::unique_ptr<ClusterModel>> Build(
       std::shared_ptr<const Snapshot> snapshot,
-      const v1::ScheduleRequest& state,
-      absl::Span<const ResourceVector* const> known_requests = {});
+      const v1::ScheduleRequest& state, absl::Span<const KnownPod> known = {});
 
   // Runs `sim` (with the destination gate `gate`, which may be null) and
   // renders its response into `out`. An Unavailable status means this

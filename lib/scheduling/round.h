@@ -221,6 +221,15 @@ struct PendingPod {
   int input = 0;
 };
 
+// What a caller of ClusterModel::Build already read of one of its pods.
+struct KnownPod {
+  // nodeplan::PodRequests of the pod (null: not known). Used only without
+  // extended resources, whose names are the caller's interner's.
+  const ResourceVector* requests = nullptr;
+  bool host_ports = true;        // false: no container has a host port
+  bool daemon_set_owner = true;  // false: no owner reference of kind DaemonSet
+};
+
 struct BoundPod {
   const v1::Pod* pod;
   LabelValueId ns;
@@ -274,9 +283,8 @@ class Round {
   // The cluster half of Setup for a compiled cluster: the request's bound
   // pods, DaemonSets, existing capacity, NodePool state and the domain
   // universe. Its pending pods (if any) are ignored.
-  // `known_requests`: ClusterModel::Build's.
-  absl::Status SetupCluster(
-      absl::Span<const ResourceVector* const> known_requests = {});
+  // `known`: ClusterModel::Build's.
+  absl::Status SetupCluster(absl::Span<const KnownPod> known = {});
   // Setup of a simulation round. An Unavailable status means the
   // simulation cannot reuse the compiled cluster (a DaemonSet's newest pod
   // changed with the removed nodes, and with it the DaemonSet's pod): run it
@@ -422,8 +430,8 @@ class Round {
   std::vector<char> pod_bound_;  // spec.nodeName set (known node or not)
   // Per DaemonSet, the indices of the request pods it controls.
   std::vector<std::vector<int>> daemon_set_pods_;
-  // SetupCluster's known_requests, while it runs.
-  absl::Span<const ResourceVector* const> known_requests_;
+  // SetupCluster's `known`, while it runs.
+  absl::Span<const KnownPod> known_;
   // A compiled cluster's bound pods (indices into bound_) on known nodes
   // with required anti-affinity terms.
   std::vector<int> anti_affinity_bound_;

@@ -115,14 +115,13 @@ void Round::FinishSetup() {
     if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
 }
 
-absl::Status Round::SetupCluster(
-    absl::Span<const ResourceVector* const> known_requests) {
+absl::Status Round::SetupCluster(absl::Span<const KnownPod> known) {
   cluster_base_ = true;
-  known_requests_ = known_requests;
+  known_ = known;
   SetupCommon();
   if (auto s = CompilePods(); !s.ok()) return s;
   absl::Status state = SetupClusterState();
-  known_requests_ = {};
+  known_ = {};
   if (!state.ok()) return state;
   // What simulations read but cannot build in a shared base.
   TopologyNodes();
@@ -747,20 +746,24 @@ absl::Status Round::CompileExisting() {
       auto path = [&] {
         return absl::StrCat("pods[", b.pod->metadata().name(), "].spec");
       };
-      const ResourceVector* known =
+      static const KnownPod kUnknown;
+      const KnownPod& known =
           b.request_index >= 0 &&
-                  b.request_index < static_cast<int>(known_requests_.size())
-              ? known_requests_[b.request_index]
-              : nullptr;
-      auto rq = known != nullptr && known->extended().empty()
-                    ? KnownPodRequests(*known, in_, dims_, path)
+                  b.request_index < static_cast<int>(known_.size())
+              ? known_[b.request_index]
+              : kUnknown;
+      auto rq = known.requests != nullptr && known.requests->extended().empty()
+                    ? KnownPodRequests(*known.requests, in_, dims_, path)
                     : PodRequests(b.pod->spec(), in_, dims_, path);
       if (!rq.ok()) return rq.status();
       for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= (*rq)[x];
-      auto ports = CompileHostPorts(b.pod->spec());
-      e.ports.insert(e.ports.end(), ports.begin(), ports.end());
-      for (const auto& o : b.pod->metadata().owner_references())
-        if (o.kind() == "DaemonSet") present.push_back(o.name());
+      if (known.host_ports) {
+        auto ports = CompileHostPorts(b.pod->spec());
+        e.ports.insert(e.ports.end(), ports.begin(), ports.end());
+      }
+      if (known.daemon_set_owner)
+        for (const auto& o : b.pod->metadata().owner_references())
+          if (o.kind() == "DaemonSet") present.push_back(o.name());
     }
     add_daemon_overhead(e, present);
     // Capacity counts only against NodePool limits, but a malformed or
