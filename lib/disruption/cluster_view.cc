@@ -1,6 +1,8 @@
 #include "disruption/cluster_view.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "absl/algorithm/container.h"
@@ -379,6 +381,24 @@ absl::Status ClusterView::BuildNodes() {
 // How many pods ahead BuildPods prefetches.
 constexpr int kPrefetchAhead = 4;
 
+absl::string_view ClusterView::StoreKey(absl::string_view ns,
+                                        absl::string_view name) {
+  const size_t n = ns.size() + 1 + name.size();
+  if (key_free_ < n) {
+    const size_t size = std::max<size_t>(n, size_t{64} << 10);
+    key_blocks_.emplace_back(new char[size]);
+    key_next_ = key_blocks_.back().get();
+    key_free_ = size;
+  }
+  char* out = key_next_;
+  std::memcpy(out, ns.data(), ns.size());
+  out[ns.size()] = '/';
+  std::memcpy(out + ns.size() + 1, name.data(), name.size());
+  key_next_ += n;
+  key_free_ -= n;
+  return absl::string_view(out, n);
+}
+
 absl::Status ClusterView::BuildPods() {
   const v1::DisruptRequest& req = *request_;
   // A pod's labels are read only by the PodDisruptionBudgets of its own
@@ -430,7 +450,7 @@ absl::Status ClusterView::BuildPods() {
       v.facts = pre->facts;
       node_name = pre->node_name;
     } else {
-      v.key = absl::StrCat(NamespaceOf(p.metadata()), "/", p.metadata().name());
+      v.key = StoreKey(NamespaceOf(p.metadata()), p.metadata().name());
       v.facts = PodFacts::Of(p);
       node_name = p.spec().node_name();
       v.host_ports = !scheduling::CompileHostPorts(p.spec()).empty();

@@ -90,7 +90,9 @@ PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names);
 
 struct PodView {
   const v1::Pod* pod = nullptr;
-  std::string key;  // "namespace/name"
+  // "namespace/name", stored by the view (or its PrecompiledPods) for the
+  // view's lifetime.
+  absl::string_view key;
   LabelSet labels;
   int node = -1;       // the state node it is bound to, -1 when none
   bool bound = false;  // spec.nodeName is set (to a known node or not)
@@ -199,6 +201,12 @@ class ClusterView {
   // The requests PodView::requests point at, when the view parsed them
   // (reserved once: never reallocated).
   std::vector<ResourceVector> parsed_requests_;
+  // The characters of the keys the view built, in blocks that never move
+  // (the keys view them): one allocation per block, not per pod.
+  absl::string_view StoreKey(absl::string_view ns, absl::string_view name);
+  std::vector<std::unique_ptr<char[]>> key_blocks_;
+  char* key_next_ = nullptr;
+  size_t key_free_ = 0;
   const PrecompiledPods* precompiled_ = nullptr;
   bool* pods_failed_checks_ = nullptr;
   int64_t unbound_pods_ = 0;

@@ -108,7 +108,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
         const int64_t left = static_cast<int64_t>(
             absl::ToDoubleSeconds(*termination - now));  // truncates
         v1::ForceDelete* f = d.add_force_delete();
-        f->set_pod(view.pods()[p].key);
+        f->set_pod(std::string(view.pods()[p].key));
         f->set_grace_period_seconds(std::max<int64_t>(left, 1));
         forced[p] = 1;
       } else if (!result.next_deadline.has_value() ||
@@ -122,11 +122,11 @@ DrainResult ComputeDrains(const ClusterView& view) {
     EvictionBudget budget(view.pdbs());
     for (int p : waiting) {
       const v1::Pod& pod = *view.pods()[p].pod;
-      const std::string& key = view.pods()[p].key;
+      const absl::string_view key = view.pods()[p].key;
       if (forced[p]) continue;
       auto wait = [&](std::string why) {
         v1::WaitingPod* w = d.add_waiting_on();
-        w->set_pod(key);
+        w->set_pod(std::string(key));
         w->set_reason(std::move(why));
       };
       if (Tier(view.pods()[p]) != tier) {
@@ -153,7 +153,7 @@ DrainResult ComputeDrains(const ClusterView& view) {
             "evicting pod violates a PDB (PodDisruptionBudget=", refused, ")"));
         continue;
       }
-      d.add_evict(key);
+      d.add_evict(std::string(key));
     }
     d.set_node_removed(waiting.empty());
     result.drains.push_back(std::move(d));

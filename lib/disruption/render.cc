@@ -132,7 +132,7 @@ v1::CommandCandidate RenderCandidate(const ClusterView& view,
   SetNodeFields(view.nodes()[c.node], &out);
   out.set_price(c.price);
   out.set_disruption_cost(c.disruption_cost);
-  for (int p : c.reschedulable) out.add_pods(view.pods()[p].key);
+  for (int p : c.reschedulable) out.add_pods(std::string(view.pods()[p].key));
   return out;
 }
 
@@ -264,7 +264,8 @@ void RenderCandidacy(ClusterView& view, const ConditionsResult& conditions,
                                                   : nullptr;
     if (any != nullptr) {
       c.set_disruption_cost(any->disruption_cost);
-      for (int p : any->reschedulable) c.add_pods(view.pods()[p].key);
+      for (int p : any->reschedulable)
+        c.add_pods(std::string(view.pods()[p].key));
     }
     for (bool ev : {false, true}) {
       const CandidateCheck& check = engine.Checks(ev)[i];

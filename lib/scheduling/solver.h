@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/model.h"
@@ -25,7 +26,8 @@ namespace nodeplan::scheduling {
 // consolidateAfter window).
 struct DestinationGate {
   absl::flat_hash_set<std::string> nodes;
-  absl::flat_hash_set<std::string> pods;
+  // Views of keys the caller keeps alive while the simulation runs.
+  absl::flat_hash_set<absl::string_view> pods;
 };
 
 struct Options {
