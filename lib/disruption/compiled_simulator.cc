@@ -1,7 +1,9 @@
 #include "disruption/compiled_simulator.h"
 
 #include <algorithm>
+#include <deque>
 #include <iterator>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -188,7 +190,8 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
   order.reserve(pending_.size() + moved.size());
   std::merge(pending_.begin(), pending_.end(), moved.begin(), moved.end(),
              std::back_inserter(order));
-  absl::flat_hash_map<std::string, Origin> origin;
+  OriginMap origin;
+  std::deque<std::string> replica_keys;
   for (int p : order) {
     const PodView& pv = view_.pods()[p];
     const v1::Pod& pod = *pv.pod;
@@ -214,7 +217,7 @@ absl::StatusOr<SimulationResult> CompiledSimulator::Simulate(
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
     if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
-  AddDeploymentOrigins(compiled_->state->deployments(), &origin);
+  AddDeploymentOrigins(compiled_->state->deployments(), &replica_keys, &origin);
   v1::ScheduleResponse resp;
   absl::Status s = compiled_->model->Simulate(sim, &gate, &resp);
   if (absl::IsUnavailable(s)) {

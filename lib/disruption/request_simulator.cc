@@ -1,6 +1,8 @@
 #include "disruption/request_simulator.h"
 
 #include <algorithm>
+#include <deque>
+#include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -126,7 +128,8 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
   // existing node inside its consolidateAfter window.
   scheduling::DestinationGate gate;
   if (consolidation) gate.nodes = ConsolidateAfterGate(view_, existing);
-  absl::flat_hash_map<std::string, Origin> origin;
+  OriginMap origin;
+  std::deque<std::string> replica_keys;
   for (size_t p = 0; p < view_.pods().size(); ++p) {
     const PodView& pv = view_.pods()[p];
     const v1::Pod& pod = *pv.pod;
@@ -153,7 +156,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     origin[pv.key] = from_candidate ? Origin::kCandidate : Origin::kDeleting;
     if (from_candidate && !pv.facts.pending) gate.pods.insert(pv.key);
   }
-  AddDeploymentOrigins(req.deployments(), &origin);
+  AddDeploymentOrigins(req.deployments(), &replica_keys, &origin);
   // Always gated (an empty gate restricts nothing): the request's objects
   // were validated once by Disrupt.
   absl::StatusOr<v1::ScheduleResponse> resp =
@@ -164,24 +167,24 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
 
 void AddDeploymentOrigins(
     const google::protobuf::RepeatedPtrField<v1::Deployment>& deployments,
-    absl::flat_hash_map<std::string, Origin>* origin) {
+    std::deque<std::string>* keys, OriginMap* origin) {
   for (const v1::Deployment& d : deployments) {
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
     const std::string ns = d.metadata().namespace_().empty()
                                ? "default"
                                : d.metadata().namespace_();
     for (int i = 0; i < replicas; ++i) {
-      (*origin)[absl::StrCat(ns, "/", d.metadata().name(), "-", i)] =
-          Origin::kPending;
+      keys->push_back(absl::StrCat(ns, "/", d.metadata().name(), "-", i));
+      (*origin)[keys->back()] = Origin::kPending;
     }
   }
 }
 
 absl::StatusOr<SimulationResult> ToSimulationResult(
     ClusterView& view, const v1::ScheduleResponse& resp,
-    const absl::flat_hash_map<std::string, Origin>& origin) {
+    const OriginMap& origin) {
   const std::vector<NodeView>& nodes = view.nodes();
-  auto origin_of = [&](const std::string& key) {
+  auto origin_of = [&](absl::string_view key) {
     auto it = origin.find(key);
     return it == origin.end() ? Origin::kPending : it->second;
   };

@@ -7,11 +7,13 @@
 // internals: the reference the compiled-cluster simulator is checked
 // against.
 
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
 #include "disruption/simulator.h"
@@ -45,15 +47,17 @@ enum class Origin { kBound, kPending, kCandidate, kDeleting };
 // A simulation's result from the scheduler's response to it: `origin` holds
 // the pending pods and the pods moved from candidates or deleting nodes
 // (absent: pending).
+// Keys are pod keys ("namespace/name") the caller keeps alive.
+using OriginMap = absl::flat_hash_map<absl::string_view, Origin>;
 absl::StatusOr<SimulationResult> ToSimulationResult(
     ClusterView& view, const v1::ScheduleResponse& resp,
-    const absl::flat_hash_map<std::string, Origin>& origin);
+    const OriginMap& origin);
 
 // The origin entries for the Deployments' replicas (pending pods named
-// <name>-<i>) of `deployments`.
+// <name>-<i>) of `deployments`, their keys stored in `keys`.
 void AddDeploymentOrigins(
     const google::protobuf::RepeatedPtrField<v1::Deployment>& deployments,
-    absl::flat_hash_map<std::string, Origin>* origin);
+    std::deque<std::string>* keys, OriginMap* origin);
 
 // The existing nodes a consolidation simulation's moved pods may not land
 // on: those (not taken away, per `existing`) whose NodeClaim is inside its
