@@ -2,6 +2,7 @@
 // and in-flight NodeClaims, NodePool state, the topology domain universe.
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 
 #include "absl/algorithm/container.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
@@ -34,6 +36,30 @@ bool IsTerminal(const v1::Pod& p) {
   return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
 }
 
+// Appends `bytes` (a message's deterministic serialization) without its
+// top-level fields numbered in `drop`: the bytes of a copy of the message
+// with those fields cleared, since the serialization writes each field
+// whole, in number order, and the copy is not made.
+void AppendFieldsExcept(const std::string& bytes,
+                        std::initializer_list<int> drop, std::string* out) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  while (true) {
+    const int start = in.CurrentPosition();
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    if (!WireFormatLite::SkipField(&in, tag)) {
+      out->append(bytes, start);  // not our serializer's output: keep it all
+      return;
+    }
+    if (absl::c_linear_search(drop, WireFormatLite::GetTagFieldNumber(tag)))
+      continue;
+    out->append(bytes, start, in.CurrentPosition() - start);
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -53,11 +79,11 @@ void AppendClassSignature(
   sig->push_back('|');
   if (moved || p.spec().has_priority() ||
       !p.spec().priority_class_name().empty()) {
-    v1::PodSpec spec = p.spec();
-    spec.clear_priority();
-    spec.clear_priority_class_name();
-    spec.clear_node_name();
-    *sig += DeterministicBytes(spec);
+    AppendFieldsExcept(DeterministicBytes(p.spec()),
+                       {v1::PodSpec::kPriorityFieldNumber,
+                        v1::PodSpec::kPriorityClassNameFieldNumber,
+                        v1::PodSpec::kNodeNameFieldNumber},
+                       sig);
   } else {
     *sig += DeterministicBytes(p.spec());
   }
