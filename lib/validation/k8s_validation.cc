@@ -67,15 +67,18 @@ bool MatchesQualifiedNamePart(absl::string_view s) {
 }
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, anchored.
+// One pass, no splitting (every Node label key is checked per call): each
+// label starts and ends with [a-z0-9] exactly when the whole does and every
+// '.' sits between two [a-z0-9] (which also rules out empty labels).
 bool MatchesDns1123Subdomain(absl::string_view s) {
-  if (s.empty()) return false;
-  for (absl::string_view label : absl::StrSplit(s, '.')) {
-    if (label.empty() || !IsLowerAlnum(label.front()) ||
-        !IsLowerAlnum(label.back())) {
+  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) {
+    return false;
+  }
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    const char c = s[i];
+    if (IsLowerAlnum(c) || c == '-') continue;
+    if (c != '.' || !IsLowerAlnum(s[i - 1]) || !IsLowerAlnum(s[i + 1])) {
       return false;
-    }
-    for (char c : label) {
-      if (!IsLowerAlnum(c) && c != '-') return false;
     }
   }
   return true;
