@@ -86,6 +86,17 @@ bool Before(const T& a, const T& b) {
 template <typename T>
 bool InOrder(const RepeatedPtrField<T>& field) {
   for (int i = 1; i < field.size(); ++i) {
+    if constexpr (std::is_same_v<T, v1::Pod>) {
+      // The first touch of each pod of a request (tens of thousands):
+      // fetch the next ones' messages ahead, then their metadata.
+      constexpr int kAhead = 4;
+      if (i + 2 * kAhead < field.size()) {
+        __builtin_prefetch(&field.Get(i + 2 * kAhead));
+      }
+      if (i + kAhead < field.size()) {
+        __builtin_prefetch(&field.Get(i + kAhead).metadata());
+      }
+    }
     if (Before(field.Get(i), field.Get(i - 1))) return false;
   }
   return true;
