@@ -53,7 +53,8 @@ void TopologyGroup::RecordDomain(LabelValueId domain) {
 Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
                                 const Requirement& pod_domains,
                                 const Requirement& node_domains,
-                                const Interner& in) const {
+                                const Interner& in, int* tied) const {
+  if (tied != nullptr) *tied = 0;
   const bool hostname_single = !node_domains.complement() &&
                                node_domains.values().size() == 1 &&
                                in.KeyText(key) == labels::kHostname;
@@ -109,6 +110,20 @@ Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
           if (has(node_domains, d)) consider(d);
       }
       if (best != kNoId) out.push_back(in.Value(best));
+      if (tied != nullptr && best != kNoId) {
+        // The valid domains counted as the chosen one (it among them).
+        auto same = [&](LabelValueId d) {
+          auto it = counts.find(d);
+          if (it != counts.end() && it->second + (self ? 1 : 0) == best_count)
+            ++*tied;
+        };
+        if (!node_domains.complement()) {
+          for (const LabelValue& d : node_domains.values()) same(d.id);
+        } else {
+          for (LabelValueId d : domains)
+            if (has(node_domains, d)) same(d);
+        }
+      }
       return result();
     }
     case GroupType::kAffinity: {

@@ -31,6 +31,23 @@ std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
   return out;
 }
 
+// Adds `n` pods p<i> (`cpu`, 1Gi) with a zone spread (maxSkew 1) over
+// themselves, schedules, expects every pod placed and every new NodeClaim
+// in exactly one zone, and returns the pods per zone.
+std::map<std::string, int> ScheduleZoneSpread(v1::ScheduleRequest& r, int n,
+                                              const std::string& cpu) {
+  for (int i = 0; i < n; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), cpu, "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  for (const auto& c : resp.new_node_claims()) {
+    const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
+    EXPECT_TRUE(z != nullptr && z->values_size() == 1) << c.name();
+  }
+  return PodsPerZone(resp);
+}
+
 // An existing node "n1" with room for a few pods, labelled key=value.
 v1::Node NodeN1(const std::string& key, const std::string& value) {
   return Parse<v1::Node>(
@@ -43,20 +60,10 @@ v1::Node NodeN1(const std::string& key, const std::string& value) {
 
 TEST(Topology, ZoneSpreadBalancesAcrossZones) {
   auto r = Request();
-  for (int i = 0; i < 6; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
-                        Spread("topology.kubernetes.io/zone", 1));
-  auto resp = MustSchedule(r);
-  EXPECT_TRUE(resp.unschedulable().empty());
-  auto zones = PodsPerZone(resp);
+  auto zones = ScheduleZoneSpread(r, 6, "1");
   EXPECT_EQ(zones["test-zone-1"], 2);
   EXPECT_EQ(zones["test-zone-2"], 2);
   EXPECT_EQ(zones["test-zone-3"], 2);
-  for (const auto& c : resp.new_node_claims()) {
-    const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
-    ASSERT_NE(z, nullptr);
-    EXPECT_EQ(z->values_size(), 1);
-  }
 }
 
 TEST(Topology, ZoneSpreadCountsExistingPods) {
@@ -76,6 +83,25 @@ TEST(Topology, ZoneSpreadCountsExistingPods) {
     *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
                         Spread("topology.kubernetes.io/zone", 1));
   auto zones = PodsPerZone(MustSchedule(r));
+  EXPECT_EQ(zones["test-zone-1"], 0);
+  EXPECT_EQ(zones["test-zone-2"], 1);
+  EXPECT_EQ(zones["test-zone-3"], 1);
+}
+
+// Karpenter chooses among equally counted spread domains in map order, so
+// each of them is some run's choice. When a new NodeClaim cannot launch in
+// the first (byte order), nodeplan takes the next tied one rather than
+// leave the pod unschedulable. Only fake-it-1 fits the pods, and it has no
+// offering in test-zone-1, which fake-it-0 keeps a domain: p0 goes to
+// test-zone-2, p1 to test-zone-3 (zone-1 and zone-3 tie at 0).
+TEST(Topology, SpreadTriesTheNextTiedDomainWhereANodeClaimCannotLaunch) {
+  auto r = Request(2);
+  auto* offerings =
+      r.mutable_catalog()->mutable_instance_types(1)->mutable_offerings();
+  for (int i = offerings->size() - 1; i >= 0; --i)
+    if (offerings->Get(i).zone() == "test-zone-1")
+      offerings->DeleteSubrange(i, 1);
+  auto zones = ScheduleZoneSpread(r, 2, "1500m");
   EXPECT_EQ(zones["test-zone-1"], 0);
   EXPECT_EQ(zones["test-zone-2"], 1);
   EXPECT_EQ(zones["test-zone-3"], 1);
