@@ -110,18 +110,17 @@ Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
           if (has(node_domains, d)) consider(d);
       }
       if (best != kNoId) out.push_back(in.Value(best));
-      if (tied != nullptr && best != kNoId) {
-        // The valid domains counted as the chosen one (it among them).
-        auto same = [&](LabelValueId d) {
+      // The valid domains counted as the chosen one (it among them), when
+      // the choice was made over the group's own domains (the node names no
+      // values for the key). Over a node's In values Karpenter mostly takes
+      // the first listed (a small Go map iterates from a random slot and
+      // wraps, so the first inserted value leads unless the start falls
+      // past it), so those ties are not reported.
+      if (tied != nullptr && best != kNoId && node_domains.complement()) {
+        for (LabelValueId d : domains) {
           auto it = counts.find(d);
-          if (it != counts.end() && it->second + (self ? 1 : 0) == best_count)
+          if (has(node_domains, d) && it->second + (self ? 1 : 0) == best_count)
             ++*tied;
-        };
-        if (!node_domains.complement()) {
-          for (const LabelValue& d : node_domains.values()) same(d.id);
-        } else {
-          for (LabelValueId d : domains)
-            if (has(node_domains, d)) same(d);
         }
       }
       return result();
