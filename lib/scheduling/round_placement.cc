@@ -371,10 +371,38 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     narrowed = v.reqs;
     narrowed.Add(*avoid);
   }
-  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
-                            err, avoid != nullptr ? &narrowed : &v.reqs)) {
-    last_monotone_ = last_group_anti_;
-    return Fail::kOther;
+  if (early) {
+    // A spread's tie that leaves no domain beside another group's choice
+    // (an affinity's) is one Karpenter draws afresh for every NodeClaim it
+    // tries, from its domain map: try the next tied domain here.
+    std::vector<std::pair<LabelKeyId, LabelValue>> ties;
+    auto* outer = spread_ties_;
+    spread_ties_ = &ties;
+    bool ok = AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                          err, avoid != nullptr ? &narrowed : &v.reqs);
+    Requirements more;
+    for (int tries = 0; ok && tries < 64; ++tries) {
+      auto emptied = std::find_if(ties.begin(), ties.end(), [&](const auto& t) {
+        const Requirement* r = early_topo.Find(t.first);
+        return r != nullptr && !r->complement() && r->values().empty();
+      });
+      if (emptied == ties.end()) break;
+      absl::InlinedVector<LabelValue, 1> chosen = {emptied->second};
+      if (tries == 0 && avoid != nullptr) more = *avoid;
+      more.Add(Requirement::NotIn(emptied->first, chosen));
+      narrowed = v.reqs;
+      narrowed.Add(more);
+      ties.clear();
+      early_topo = Requirements();
+      ok = AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo, err,
+                       &narrowed);
+    }
+    if (outer != nullptr) outer->insert(outer->end(), ties.begin(), ties.end());
+    spread_ties_ = outer;
+    if (!ok) {
+      last_monotone_ = last_group_anti_;
+      return Fail::kOther;
+    }
   }
   Requirements base = claim.reqs;
   base.Add(v.reqs);
