@@ -48,8 +48,14 @@ namespace nodeplan {
 //    order Karpenter's own re-sort leaves them (Go's sort.Slice over the
 //    NodeClaims in creation order, re-run whenever one changed: stable up
 //    to 12 NodeClaims, pdqsort's deterministic order beyond);
-//  - spread ties: the domain whose value sorts first; affinity bootstrap:
-//    the first domain in byte order;
+//  - spread ties: the domain whose value sorts first; when the NodeClaim
+//    names no values for the key and that domain leaves none beside another
+//    group's choice (a zone affinity), or a new NodeClaim cannot launch in
+//    it (no type fits, none offered), the next tied one in that order
+//    (Karpenter iterates its domain map there, afresh for each NodeClaim it
+//    tries, so each is some run's choice; over a NodeClaim's own In values
+//    it mostly takes the first listed, and so does nodeplan); affinity
+//    bootstrap: the first domain in byte order;
 //  - preferred terms of equal weight: declaration order;
 //  - instance-type options of equal price: by name (catalog order); launch
 //    offerings of equal price: reserved, then spot, then on-demand, then by

@@ -372,8 +372,11 @@ class Round {
               const WellKnownLabels* allow);
   bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
                       Requirements* merged);
+  // `avoid`, when given, narrows the domains topology may choose (the tied
+  // spread domains a new NodeClaim could not launch in, see Add).
   Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
-                   bool relax_min, Candidate* out, std::string* err);
+                   bool relax_min, Candidate* out, std::string* err,
+                   const Requirements* avoid = nullptr);
   Fail FilterTypes(const Claim& claim, const PodClass& cls, Requirements& reqs,
                    bool relax_min, Candidate* out, std::string* err);
   // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
@@ -493,6 +496,9 @@ class Round {
   }
   bool last_monotone_ = false;
   bool last_group_anti_ = false;
+  // When set, AddTopology appends each spread domain it chose among equally
+  // counted valid domains (key, chosen domain).
+  std::vector<std::pair<LabelKeyId, LabelValue>>* spread_ties_ = nullptr;
   // Dead ends shared by every view owning a hostname group: slot (see
   // SharedDeadSlot) -> per NodeClaim, 1 when the group can never accept a
   // pod on it again (spread past its skew, anti-affinity already present).

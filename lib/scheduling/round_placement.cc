@@ -34,8 +34,11 @@ bool Round::AddTopology(const PodClass& cls, const View& v,
         nd = &merged;
       }
     }
-    Requirement d = g.Next(cls.ns_id, cls.labels, pd ? *pd : exists,
-                           nd ? *nd : exists, in_);
+    int tied = 0;
+    Requirement d =
+        g.Next(cls.ns_id, cls.labels, pd ? *pd : exists, nd ? *nd : exists, in_,
+               spread_ties_ != nullptr ? &tied : nullptr);
+    if (tied > 1) spread_ties_->emplace_back(g.key, d.values()[0]);
     if (!d.complement() && d.values().empty()) {
       // Failures that stay failures as NodeClaims fill up (counts only
       // grow, a NodeClaim's hostname never changes): anti-affinity, and
@@ -347,7 +350,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
 }
 
 Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
-                        bool relax_min, Candidate* out, std::string* err) {
+                        bool relax_min, Candidate* out, std::string* err,
+                        const Requirements* avoid) {
   const Pool& pool = c_.pools[claim.pool];
   if (!Tolerates(pool.taints, v.tols, err)) {
     last_monotone_ = true;
@@ -364,10 +368,43 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
   // for the copy: most NodeClaims a pod cannot join fail here.
   Requirements early_topo;
   const bool early = cls.volume_alts.empty();
-  if (early && !AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
-                            err, &v.reqs)) {
-    last_monotone_ = last_group_anti_;
-    return Fail::kOther;
+  Requirements narrowed;
+  if (avoid != nullptr) {
+    narrowed = v.reqs;
+    narrowed.Add(*avoid);
+  }
+  if (early) {
+    // A spread's tie that leaves no domain beside another group's choice
+    // (an affinity's) is one Karpenter draws afresh for every NodeClaim it
+    // tries, from its domain map: try the next tied domain here.
+    std::vector<std::pair<LabelKeyId, LabelValue>> ties;
+    auto* outer = spread_ties_;
+    spread_ties_ = &ties;
+    bool ok = AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo,
+                          err, avoid != nullptr ? &narrowed : &v.reqs);
+    Requirements more;
+    for (int tries = 0; ok && tries < 64; ++tries) {
+      auto emptied = std::find_if(ties.begin(), ties.end(), [&](const auto& t) {
+        const Requirement* r = early_topo.Find(t.first);
+        return r != nullptr && !r->complement() && r->values().empty();
+      });
+      if (emptied == ties.end()) break;
+      absl::InlinedVector<LabelValue, 1> chosen = {emptied->second};
+      if (tries == 0 && avoid != nullptr) more = *avoid;
+      more.Add(Requirement::NotIn(emptied->first, chosen));
+      narrowed = v.reqs;
+      narrowed.Add(more);
+      ties.clear();
+      early_topo = Requirements();
+      ok = AddTopology(cls, v, pool.taints, claim.reqs, &wk_, &early_topo, err,
+                       &narrowed);
+    }
+    if (outer != nullptr) outer->insert(outer->end(), ties.begin(), ties.end());
+    spread_ties_ = outer;
+    if (!ok) {
+      last_monotone_ = last_group_anti_;
+      return Fail::kOther;
+    }
   }
   Requirements base = claim.reqs;
   base.Add(v.reqs);
@@ -731,8 +768,28 @@ Fail Round::Add(int pod, int level, std::string* err) {
     trial.options = std::move(cand_types);
     Candidate cand;
     std::string e;
+    std::vector<std::pair<LabelKeyId, LabelValue>> ties;
+    spread_ties_ = cls.volume_alts.empty() ? &ties : nullptr;
     Fail f = CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &cand,
                          err ? &e : nullptr);
+    // A spread that chose among equally counted domains may have chosen one
+    // where no type can launch. Karpenter's choice among such ties follows
+    // map order, so some run of it chooses each of them: try the others, in
+    // the same order, before giving up on this NodePool.
+    Requirements avoid;
+    for (int tries = 0; f == Fail::kOther && !ties.empty() && tries < 64;
+         ++tries) {
+      absl::InlinedVector<LabelValue, 1> chosen = {ties.front().second};
+      avoid.Add(Requirement::NotIn(ties.front().first, chosen));
+      ties.clear();
+      Candidate retry;
+      if (CanAddClaim(trial, cls, *v, opt_.best_effort_min_values, &retry,
+                      nullptr, &avoid) == Fail::kNone) {
+        cand = std::move(retry);
+        f = Fail::kNone;
+      }
+    }
+    spread_ties_ = nullptr;
     if (f != Fail::kNone) {
       if (err) errs.push_back(prefix + e);
       if (f == Fail::kReserved) {

@@ -53,7 +53,8 @@ void TopologyGroup::RecordDomain(LabelValueId domain) {
 Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
                                 const Requirement& pod_domains,
                                 const Requirement& node_domains,
-                                const Interner& in) const {
+                                const Interner& in, int* tied) const {
+  if (tied != nullptr) *tied = 0;
   const bool hostname_single = !node_domains.complement() &&
                                node_domains.values().size() == 1 &&
                                in.KeyText(key) == labels::kHostname;
@@ -109,6 +110,19 @@ Requirement TopologyGroup::Next(LabelValueId ns, const LabelSet& labels,
           if (has(node_domains, d)) consider(d);
       }
       if (best != kNoId) out.push_back(in.Value(best));
+      // The valid domains counted as the chosen one (it among them), when
+      // the choice was made over the group's own domains (the node names no
+      // values for the key). Over a node's In values Karpenter mostly takes
+      // the first listed (a small Go map iterates from a random slot and
+      // wraps, so the first inserted value leads unless the start falls
+      // past it), so those ties are not reported.
+      if (tied != nullptr && best != kNoId && node_domains.complement()) {
+        for (LabelValueId d : domains) {
+          auto it = counts.find(d);
+          if (has(node_domains, d) && it->second + (self ? 1 : 0) == best_count)
+            ++*tied;
+        }
+      }
       return result();
     }
     case GroupType::kAffinity: {

@@ -6,7 +6,11 @@
 //
 // Deterministic rules where Karpenter iterates hash maps:
 //  - spread: among valid domains with the lowest count, the domain whose
-//    value sorts first (byte order) wins;
+//    value sorts first (byte order) wins; when it was chosen over the
+//    group's own domains (the NodeClaim names no values for the key) and a
+//    new NodeClaim cannot launch in it, the next tied domain is tried
+//    (Round::Add: Karpenter iterates that map, so some run makes each
+//    choice);
 //  - affinity bootstrap: the first domain in byte order is chosen;
 //  - groups are visited in creation order.
 
@@ -55,9 +59,14 @@ struct TopologyGroup {
     return it == counts.end() ? 0 : it->second;
   }
   // The allowed domains for a pod, as an In (or DoesNotExist) requirement.
+  // For a spread that chooses one domain among several valid ones of its
+  // own (node_domains a complement: the node names no values for the key),
+  // `tied` (when given) receives how many valid domains share the chosen
+  // count (1: no tie; 0 when nothing was chosen or no such choice).
   Requirement Next(LabelValueId ns, const LabelSet& labels,
                    const Requirement& pod_domains,
-                   const Requirement& node_domains, const Interner& in) const;
+                   const Requirement& node_domains, const Interner& in,
+                   int* tied = nullptr) const;
   std::string Describe(const Interner& in, const Requirement& pod_domains,
                        const Requirement& node_domains) const;
 };

@@ -31,6 +31,39 @@ std::map<std::string, int> PodsPerZone(const v1::ScheduleResponse& r) {
   return out;
 }
 
+// Adds `n` pods p<i> (`cpu`, 1Gi) with a zone spread (maxSkew 1) over
+// themselves, schedules, expects every pod placed and every new NodeClaim
+// in exactly one zone, and returns the pods per zone.
+std::map<std::string, int> ScheduleZoneSpread(v1::ScheduleRequest& r, int n,
+                                              const std::string& cpu) {
+  for (int i = 0; i < n; ++i)
+    *r.add_pods() = Pod(absl::StrCat("p", i), cpu, "1Gi",
+                        Spread("topology.kubernetes.io/zone", 1));
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  for (const auto& c : resp.new_node_claims()) {
+    const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
+    EXPECT_TRUE(z != nullptr && z->values_size() == 1) << c.name();
+  }
+  return PodsPerZone(resp);
+}
+
+// A node "n1" in `zone` with a NoSchedule taint no test pod tolerates: it
+// only holds the pods bound to it.
+v1::Node BusyNode(const std::string& zone) {
+  return Parse<v1::Node>(absl::StrCat(
+      R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: ")pb",
+      zone, R"pb(" } }
+      spec { taints { key: "busy" effect: "NoSchedule" } }
+      status { allocatable { key: "cpu" value: "4" } allocatable { key: "memory" value: "4Gi" } allocatable { key: "pods" value: "10" } })pb"));
+}
+
+// Adds `p` bound to node "n1".
+void AddBoundToN1(v1::ScheduleRequest& r, v1::Pod p) {
+  p.mutable_spec()->set_node_name("n1");
+  *r.add_pods() = std::move(p);
+}
+
 // An existing node "n1" with room for a few pods, labelled key=value.
 v1::Node NodeN1(const std::string& key, const std::string& value) {
   return Parse<v1::Node>(
@@ -43,35 +76,18 @@ v1::Node NodeN1(const std::string& key, const std::string& value) {
 
 TEST(Topology, ZoneSpreadBalancesAcrossZones) {
   auto r = Request();
-  for (int i = 0; i < 6; ++i)
-    *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
-                        Spread("topology.kubernetes.io/zone", 1));
-  auto resp = MustSchedule(r);
-  EXPECT_TRUE(resp.unschedulable().empty());
-  auto zones = PodsPerZone(resp);
+  auto zones = ScheduleZoneSpread(r, 6, "1");
   EXPECT_EQ(zones["test-zone-1"], 2);
   EXPECT_EQ(zones["test-zone-2"], 2);
   EXPECT_EQ(zones["test-zone-3"], 2);
-  for (const auto& c : resp.new_node_claims()) {
-    const auto* z = FindReq(c.node_claim(), "topology.kubernetes.io/zone");
-    ASSERT_NE(z, nullptr);
-    EXPECT_EQ(z->values_size(), 1);
-  }
 }
 
 TEST(Topology, ZoneSpreadCountsExistingPods) {
   auto r = Request();
-  v1::Node n = Parse<v1::Node>(
-      R"pb(metadata { name: "n1" labels { key: "topology.kubernetes.io/zone" value: "test-zone-1" } }
-      spec { taints { key: "busy" effect: "NoSchedule" } }
-      status { allocatable { key: "cpu" value: "4" } allocatable { key: "memory" value: "4Gi" } allocatable { key: "pods" value: "10" } })pb");
-  *r.add_nodes() = n;
-  for (int i = 0; i < 2; ++i) {
-    v1::Pod bound = Pod(absl::StrCat("old", i), "100m", "100Mi",
-                        Spread("topology.kubernetes.io/zone", 1));
-    bound.mutable_spec()->set_node_name("n1");
-    *r.add_pods() = bound;
-  }
+  *r.add_nodes() = BusyNode("test-zone-1");
+  for (int i = 0; i < 2; ++i)
+    AddBoundToN1(r, Pod(absl::StrCat("old", i), "100m", "100Mi",
+                        Spread("topology.kubernetes.io/zone", 1)));
   for (int i = 0; i < 2; ++i)
     *r.add_pods() = Pod(absl::StrCat("p", i), "1", "1Gi",
                         Spread("topology.kubernetes.io/zone", 1));
@@ -79,6 +95,52 @@ TEST(Topology, ZoneSpreadCountsExistingPods) {
   EXPECT_EQ(zones["test-zone-1"], 0);
   EXPECT_EQ(zones["test-zone-2"], 1);
   EXPECT_EQ(zones["test-zone-3"], 1);
+}
+
+// Karpenter chooses among equally counted spread domains in map order, so
+// each of them is some run's choice. When a new NodeClaim cannot launch in
+// the first (byte order), nodeplan takes the next tied one rather than
+// leave the pod unschedulable. Only fake-it-1 fits the pods, and it has no
+// offering in test-zone-1, which fake-it-0 keeps a domain: p0 goes to
+// test-zone-2, p1 to test-zone-3 (zone-1 and zone-3 tie at 0).
+TEST(Topology, SpreadTriesTheNextTiedDomainWhereANodeClaimCannotLaunch) {
+  auto r = Request(2);
+  auto* offerings =
+      r.mutable_catalog()->mutable_instance_types(1)->mutable_offerings();
+  for (int i = offerings->size() - 1; i >= 0; --i)
+    if (offerings->Get(i).zone() == "test-zone-1")
+      offerings->DeleteSubrange(i, 1);
+  EXPECT_EQ(
+      ScheduleZoneSpread(r, 2, "1500m"),
+      (std::map<std::string, int>{{"test-zone-2", 1}, {"test-zone-3", 1}}));
+}
+
+// On a NodeClaim that names no zone, a spread tie choosing a zone where the
+// pod's required zone affinity cannot go is one Karpenter draws afresh per
+// NodeClaim (from its domain map), so some run lets the pod join: nodeplan
+// takes the next tied zone. The only tier=db pod is bound on n1 in
+// test-zone-3 (tainted, so nothing joins it); "big" opens a NodeClaim with
+// no zone, and "web" (zone spread over itself, all counts 0: test-zone-1
+// first) joins it in test-zone-3 instead of opening a second one.
+TEST(Topology, SpreadTieGivesWayToAffinityOnAnInFlightNodeClaim) {
+  auto r = Request();
+  *r.add_nodes() = BusyNode("test-zone-3");
+  AddBoundToN1(r,
+               Pod("db", "100m", "100Mi",
+                   R"pb(metadata { labels { key: "tier" value: "db" } })pb"));
+  *r.add_pods() = Pod("big", "2", "1Gi");
+  v1::Pod web =
+      Pod("web", "1", "1Gi", Spread("topology.kubernetes.io/zone", 1));
+  web.MergeFrom(Parse<v1::Pod>(R"pb(spec { affinity { pod_affinity {
+      required_during_scheduling_ignored_during_execution {
+        topology_key: "topology.kubernetes.io/zone"
+        label_selector { match_labels { key: "tier" value: "db" } } } } } })pb"));
+  *r.add_pods() = web;
+  auto resp = MustSchedule(r);
+  EXPECT_TRUE(resp.unschedulable().empty());
+  ASSERT_EQ(resp.new_node_claims_size(), 1);
+  EXPECT_EQ(resp.new_node_claims(0).pods_size(), 2);
+  EXPECT_EQ(PodsPerZone(resp)["test-zone-3"], 2);
 }
 
 TEST(Topology, HostnameSpreadOnePodPerNode) {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/samber/lo"
@@ -228,11 +230,14 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 			continue
 		}
 		m := w
-		if cfg.Minimize {
+		if cfg.Minimize && v.KarpenterNondeterministic {
+			m = MinimizeAgainstAllRuns(w, nodeplan, cfg.Reps)
+		} else if cfg.Minimize {
 			m = Minimize(w, nodeplan, cfg.Reps)
 		}
 		dir := filepath.Join(cfg.CasesDir, fmt.Sprintf("%s-%d", gen, seed))
-		if err := SaveCase(dir, m, nodeplan, cfg.Reps, origin+lo.Ternary(cfg.Minimize, ", minimized", "")); err != nil {
+		how := lo.Ternary(v.KarpenterNondeterministic, ", minimized against all runs", ", minimized")
+		if err := SaveCase(dir, m, nodeplan, cfg.Reps, origin+lo.Ternary(cfg.Minimize, how, "")); err != nil {
 			return s, err
 		}
 		s.Saved = append(s.Saved, dir)
@@ -272,13 +277,31 @@ func SaveCase(dir string, w *workload.Workload, nodeplan Scheduler, reps int, or
 // NodePools, nodes, DaemonSets, instance types and options, one at a time,
 // until no single removal keeps the disagreement.
 func Minimize(w *workload.Workload, nodeplan Scheduler, reps int) *workload.Workload {
-	disagrees := func(c *workload.Workload) bool {
+	return MinimizeWhile(w, func(c *workload.Workload) bool {
 		if len(Pending(c)) == 0 {
 			return false
 		}
 		v, err := Judge(c, nodeplan, reps)
 		return err == nil && v.NodeplanE == nil && !v.KarpenterNondeterministic && !v.Result.Agree()
-	}
+	})
+}
+
+// MinimizeAgainstAllRuns shrinks a workload while nodeplan agrees with none
+// of reps Karpenter runs, whether or not Karpenter is deterministic on it:
+// for disagreements on inputs where Karpenter's ties vary, which Minimize
+// cannot shrink. The result is a lead, not a proof: replay it with many runs.
+func MinimizeAgainstAllRuns(w *workload.Workload, nodeplan Scheduler, reps int) *workload.Workload {
+	return MinimizeWhile(w, func(c *workload.Workload) bool {
+		if len(Pending(c)) == 0 {
+			return false
+		}
+		v, err := Judge(c, nodeplan, reps)
+		return err == nil && v.NodeplanE == nil && !v.Best.Agree()
+	})
+}
+
+// MinimizeWhile shrinks w, one reduction at a time, while keep holds.
+func MinimizeWhile(w *workload.Workload, disagrees func(*workload.Workload) bool) *workload.Workload {
 	cur := w
 	for round := 0; round < 50; round++ {
 		improved := false
@@ -365,4 +388,23 @@ func reductions(w *workload.Workload) []*workload.Workload {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Spread summarizes what varies between Karpenter's runs and where
+// nodeplan's answer lies: new NodeClaims, unschedulable pods and cost per
+// run. A nodeplan figure outside Karpenter's range over many runs points to
+// a semantic difference rather than to Karpenter's ties.
+func (v *Verdict) Spread() string {
+	var claims, unsched []int
+	lowCost, highCost := math.Inf(1), math.Inf(-1)
+	for _, k := range v.Karpenter {
+		claims = append(claims, len(k.NewNodeClaims))
+		unsched = append(unsched, len(k.Unschedulable))
+		lowCost, highCost = math.Min(lowCost, k.Cost), math.Max(highCost, k.Cost)
+	}
+	sort.Ints(claims)
+	sort.Ints(unsched)
+	n := v.Nodeplan
+	return fmt.Sprintf("Karpenter runs: new NodeClaims %v, unschedulable %v, cost %.6f..%.6f; nodeplan: %d, %d, %.6f",
+		claims, unsched, lowCost, highCost, len(n.NewNodeClaims), len(n.Unschedulable), n.Cost)
 }

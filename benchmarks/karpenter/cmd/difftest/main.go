@@ -89,6 +89,7 @@ func printVerdict(v *sidebyside.Verdict) {
 		fmt.Printf("Karpenter against itself (run 2 vs run 1): pods %d/%d agree; %d different answers in %d runs; nondeterministic: %v\n",
 			v.Self.PodsAgree, v.Self.Pods, v.KarpenterAnswers, len(v.Karpenter), v.KarpenterNondeterministic)
 	}
+	fmt.Println(v.Spread())
 	if v.NodeplanE != nil {
 		fmt.Println("nodeplan error:", v.NodeplanE)
 	}
