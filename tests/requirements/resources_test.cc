@@ -1,5 +1,8 @@
 #include "nodeplan/resources.h"
 
+#include <limits>
+#include <random>
+
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
@@ -140,6 +143,33 @@ TEST_F(ResourcesTest, MergeSubtractMaxMin) {
   EXPECT_EQ(S(c),
             "{\"a.io/x\":\"1\",\"b.io/y\":\"-2\",\"cpu\":\"500m\","
             "\"memory\":\"1Gi\",\"pods\":\"-3\"}");
+}
+
+// Add (in place) is Merge: random vectors over few fixed and extended
+// names, values near both saturation bounds included.
+TEST_F(ResourcesTest, AddInPlaceIsMerge) {
+  std::mt19937_64 rng(42);
+  const int64_t values[] = {0,
+                            1,
+                            250,
+                            -7,
+                            std::numeric_limits<int64_t>::max(),
+                            std::numeric_limits<int64_t>::min() + 1,
+                            std::numeric_limits<int64_t>::max() - 3};
+  auto random_vector = [&] {
+    ResourceVector v;
+    for (int i = 0; i < kFixedResources; ++i)
+      if (rng() % 2) v.Set(static_cast<Resource>(i), values[rng() % 7]);
+    for (LabelKeyId name = 1; name <= 4; ++name)
+      if (rng() % 3 == 0) v.SetExtended(name, values[rng() % 7]);
+    return v;
+  };
+  for (int i = 0; i < 5000; ++i) {
+    const ResourceVector a = random_vector(), b = random_vector();
+    ResourceVector sum = a;
+    sum.Add(b);
+    ASSERT_TRUE(sum == Merge(a, b)) << "case " << i;
+  }
 }
 
 TEST_F(ResourcesTest, PodRequestsLikeKubernetes) {
