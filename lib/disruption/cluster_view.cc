@@ -75,6 +75,20 @@ int ClusterView::NodeIndex(absl::string_view name) const {
   return it == node_index_.end() ? -1 : it->second;
 }
 
+namespace {
+
+bool HasHostPorts(const v1::Pod& pod) {
+  return !scheduling::CompileHostPorts(pod.spec()).empty();
+}
+
+bool HasDaemonSetOwner(const v1::Pod& pod) {
+  return absl::c_any_of(
+      pod.metadata().owner_references(),
+      [](const v1::OwnerReference& o) { return o.kind() == "DaemonSet"; });
+}
+
+}  // namespace
+
 PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names) {
   PrecompiledPod out;
   out.key =
@@ -83,6 +97,8 @@ PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names) {
   out.facts = PodFacts::Of(pod);
   absl::StatusOr<ResourceVector> r = PodRequests(pod.spec(), names);
   if (r.ok()) out.requests = *std::move(r);
+  out.host_ports = HasHostPorts(pod);
+  out.daemon_set_owner = HasDaemonSetOwner(pod);
   return out;
 }
 
@@ -407,11 +423,11 @@ absl::Status ClusterView::BuildPods() {
   for (const v1::PodDisruptionBudget& b : req.pod_disruption_budgets()) {
     budget_namespaces.insert(NamespaceOf(b.metadata()));
   }
-  // Keys are views of pods_[i].key: reserved, pods_ never moves them.
   pods_.reserve(req.pods_size());
   if (precompiled_ == nullptr) parsed_requests_.reserve(req.pods_size());
+  // The keys seen, when the view checks pods (views of stored keys).
   absl::flat_hash_set<absl::string_view> seen;
-  seen.reserve(req.pods_size());
+  if (pods_failed_checks_ != nullptr) seen.reserve(req.pods_size());
   const int count = req.pods_size();
   for (int i = 0; i < count; ++i) {
     // The pods are separately allocated messages, each a chain of cache
@@ -449,17 +465,19 @@ absl::Status ClusterView::BuildPods() {
       v.key = pre->key;
       v.facts = pre->facts;
       node_name = pre->node_name;
+      v.host_ports = pre->host_ports;
+      v.daemon_set_owner = pre->daemon_set_owner;
     } else {
       v.key = StoreKey(NamespaceOf(p.metadata()), p.metadata().name());
       v.facts = PodFacts::Of(p);
       node_name = p.spec().node_name();
-      v.host_ports = !scheduling::CompileHostPorts(p.spec()).empty();
-      v.daemon_set_owner = absl::c_any_of(
-          p.metadata().owner_references(),
-          [](const v1::OwnerReference& o) { return o.kind() == "DaemonSet"; });
+      v.host_ports = HasHostPorts(p);
+      v.daemon_set_owner = HasDaemonSetOwner(p);
     }
-    if (!seen.insert(v.key).second) {
-      if (pods_failed_checks_ != nullptr) *pods_failed_checks_ = true;
+    // Validated pods have unique keys; only a view that checks pods itself
+    // must find duplicates.
+    if (pods_failed_checks_ != nullptr && !seen.insert(v.key).second) {
+      *pods_failed_checks_ = true;
       return absl::InvalidArgumentError(
           absl::StrCat("pods[", v.key, "]: metadata.name: Duplicate value: \"",
                        p.metadata().name(), "\""));
@@ -469,8 +487,9 @@ absl::Status ClusterView::BuildPods() {
       v.labels = LabelSet::FromMap(p.metadata().labels(), interner_);
     }
     v.bound = !node_name.empty();
-    if (!v.bound) ++unbound_pods_;
-    if (v.bound) {
+    if (!v.bound) {
+      ++unbound_pods_;
+    } else {
       // Pods bind to Nodes by name; only a state node with a Node holds pods.
       auto it = node_index_.find(node_name);
       if (it != node_index_.end() && nodes_[it->second].node != nullptr) {

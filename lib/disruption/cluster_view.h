@@ -75,6 +75,9 @@ struct PrecompiledPod {
   // PodRequests of the pod, extended resources named in the caller's
   // interner (PrecompiledPods::names); nullopt when they do not parse.
   std::optional<ResourceVector> requests;
+  // PodView's readings of the same name.
+  bool host_ports = true;
+  bool daemon_set_owner = true;
 };
 
 // The pods of a request, precompiled, by message address, and the interner
@@ -104,8 +107,9 @@ struct PodView {
   // node with a Node, managed or in a NodePool, not terminal, and parsed.
   // Null otherwise. The compiled simulator hands them to its model.
   const ResourceVector* requests = nullptr;
-  // What else its model reads of it (scheduling::KnownPod): conservative
-  // (true) unless the view read the pod's message itself.
+  // What else its model reads of it (scheduling::KnownPod): whether a
+  // container has a host port, whether an owner reference is of kind
+  // DaemonSet.
   bool host_ports = true;
   bool daemon_set_owner = true;
 };
@@ -154,12 +158,12 @@ class ClusterView {
   // With `precompiled` (which must outlive the view), each pod's key,
   // facts and requests are taken from it instead of being read again.
   //
-  // With `pods_failed_checks` (and no `precompiled`), the view also checks
-  // each pod as it reads it (validation::PodPassesChecks, and no two pods
-  // with one key), for a caller that validated every other object: a pod
-  // that fails sets *pods_failed_checks and ends the build with an error
-  // that only says so (the caller runs the full validation for the
-  // message).
+  // Without `pods_failed_checks` the pods must have passed validation (no
+  // two share a key). With it (and no `precompiled`), the view checks each
+  // pod as it reads it (validation::PodPassesChecks, and no two pods with
+  // one key), for a caller that validated every other object: a pod that
+  // fails sets *pods_failed_checks and ends the build with an error that
+  // only says so (the caller runs the full validation for the message).
   static absl::StatusOr<std::unique_ptr<ClusterView>> Build(
       const v1::DisruptRequest& request,
       const PrecompiledPods* precompiled = nullptr,

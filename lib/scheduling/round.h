@@ -430,7 +430,6 @@ class Round {
   // while the pod is compiled.
   absl::flat_hash_map<absl::string_view, int> node_index_;
   std::vector<int> pod_node_;
-  std::vector<char> pod_bound_;  // spec.nodeName set (known node or not)
   // Per DaemonSet, the indices of the request pods it controls.
   std::vector<std::vector<int>> daemon_set_pods_;
   // SetupCluster's `known`, while it runs.

@@ -154,11 +154,6 @@ absl::Status Round::SetupCluster(absl::Span<const KnownPod> known) {
   for (size_t j = 0; j < bound_.size(); ++j)
     if (bound_[j].node >= 0 && bound_[j].required_anti_affinity)
       anti_affinity_bound_.push_back(static_cast<int>(j));
-  pods_on_node_.assign(req_.nodes_size() + 1, 0);
-  for (int i = 0; i < req_.pods_size(); ++i) {
-    if (pod_bound_[i])
-      ++pods_on_node_[pod_node_[i] < 0 ? req_.nodes_size() : pod_node_[i]];
-  }
   for (size_t d = 0; d < daemon_set_pods_.size(); ++d) {
     auto& list = daemon_pods_.emplace_back();
     for (int i : daemon_set_pods_[d])
@@ -289,7 +284,7 @@ absl::Status Round::CompilePods() {
     for (int i = 0; i < req_.nodes_size(); ++i)
       node_index_[req_.nodes(i).metadata().name()] = i;
     pod_node_.assign(req_.pods_size(), -1);
-    pod_bound_.assign(req_.pods_size(), 0);
+    pods_on_node_.assign(req_.nodes_size() + 1, 0);
     daemon_set_pods_ = PodsByDaemonSet(req_.daemon_sets(), req_.pods());
   }
   // A compiled cluster's pending pods and Deployments belong to its
@@ -326,7 +321,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
       if (it != node_index_.end()) node = it->second;
       if (i < static_cast<int>(pod_node_.size())) {
         pod_node_[i] = node;
-        pod_bound_[i] = 1;
+        ++pods_on_node_[node < 0 ? req_.nodes_size() : node];
       }
     }
     if (!IsTerminal(p))
