@@ -104,6 +104,18 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalog(
     const v1::NodeClass* node_class, const CatalogCompileOptions& options,
     Interner& interner, AwsCatalogStats* stats = nullptr);
 
+// CompileAwsCatalog with the same result (the same strings interned into
+// `interner`, in the same order, at the same ids; the same catalog and
+// stats), from a bounded process-wide cache keyed by the NodeClass, the
+// options and the strings `interner` holds on entry. The catalog may read
+// names through an interner of the cache's own whose strings equal
+// `interner`'s as this call leaves it, so it stays valid while `interner`
+// grows. Thread-safe; cached catalogs are immutable and shared. For callers
+// that compile the embedded catalog per request (the disruption view).
+absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalogCached(
+    const v1::NodeClass* node_class, const CatalogCompileOptions& options,
+    Interner& interner, AwsCatalogStats* stats = nullptr);
+
 }  // namespace nodeplan
 
 #endif  // NODEPLAN_CATALOG_H_

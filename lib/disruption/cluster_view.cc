@@ -167,7 +167,7 @@ absl::Status ClusterView::BuildPools() {
       if (nc == node_class) return catalogs_[index].get();
     }
     absl::StatusOr<std::shared_ptr<const CompiledCatalog>> c =
-        CompileAwsCatalog(node_class, options, interner_);
+        CompileAwsCatalogCached(node_class, options, interner_);
     if (!c.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("catalogRef \"aws\" for NodeClass \"", class_name,

@@ -311,6 +311,84 @@ TEST(CompileAwsCatalogTest, ErrorsAsTheProtoPath) {
   }
 }
 
+// The cached compile equals the uncached one (catalog, stats, and the
+// strings interned into the caller's interner), on the miss that fills the
+// cache and on the hits after it, for NodeClass variants, with options, into
+// fresh, filled and overlay interners; a catalog handed out stays valid while
+// the caller's interner grows.
+TEST(CompileAwsCatalogCachedTest, EqualsTheUncachedCompileOnMissAndHit) {
+  const std::vector<v1::NodeOverlay> overlays = Overlays();
+  const std::vector<v1::UnavailableOffering> unavailable = Unavailable();
+  CatalogCompileOptions with_options;
+  with_options.overlays = overlays;
+  with_options.unavailable = unavailable;
+  Interner base;
+  FillLikeACluster(base);
+  const std::vector<std::pair<std::string, Seed>> seeds = {
+      {"fresh", nullptr},
+      {"filled", FillLikeACluster},
+      {"a few strings", [](Interner& in) {
+         in.InternKey("example.com/team");
+         in.InternValue("m5.large");
+         in.InternValue("a");
+       }}};
+  std::vector<std::pair<std::string, const v1::NodeClass*>> classes = {
+      {"none", nullptr}};
+  const auto variants = Variants();
+  for (const auto& [name, node_class] : variants)
+    if (name == "eks" || name == "oss-zones-storage")
+      classes.emplace_back(name, &node_class);
+  for (const auto& [class_name, node_class] : classes) {
+    for (bool options : {true, false}) {
+      const CatalogCompileOptions opts =
+          options ? with_options : CatalogCompileOptions{};
+      for (const auto& [seed_name, seed] : seeds) {
+        SCOPED_TRACE(absl::StrCat(class_name, ", ", seed_name,
+                                  options ? ", options" : ""));
+        Interner uncached;
+        if (seed) seed(uncached);
+        AwsCatalogStats want_stats;
+        auto want = CompileAwsCatalog(node_class, opts, uncached, &want_stats);
+        ASSERT_TRUE(want.ok()) << want.status();
+        const std::string want_dump = CompiledCatalogFullDump(**want, uncached);
+        for (int round = 0; round < 2; ++round) {
+          Interner cached;
+          if (seed) seed(cached);
+          AwsCatalogStats got_stats;
+          auto got =
+              CompileAwsCatalogCached(node_class, opts, cached, &got_stats);
+          ASSERT_TRUE(got.ok()) << got.status();
+          ExpectSameDump(CompiledCatalogFullDump(**got, cached), want_dump);
+          ExpectSameStats(got_stats, want_stats);
+          // The caller's interner grows; the catalog still finds its types.
+          cached.InternValue("grown-after-the-compile");
+          EXPECT_EQ((*got)->Find("grown-after-the-compile"), -1);
+          EXPECT_EQ((*got)->Find("m5.large"), (*want)->Find("m5.large"));
+        }
+      }
+    }
+  }
+  // Into an overlay over a filled base.
+  Interner uncached(&base), cached(&base);
+  auto want = CompileAwsCatalog(nullptr, with_options, uncached);
+  auto got = CompileAwsCatalogCached(nullptr, with_options, cached);
+  ASSERT_TRUE(want.ok() && got.ok());
+  ExpectSameDump(CompiledCatalogFullDump(**got, cached),
+                 CompiledCatalogFullDump(**want, uncached));
+  EXPECT_EQ(cached.base(), &base);
+}
+
+TEST(CompileAwsCatalogCachedTest, ErrorsAsTheUncachedCompile) {
+  v1::NodeClass bad = Eks("bad");
+  bad.mutable_spec()->mutable_ephemeral_storage()->set_size("lots");
+  for (int round = 0; round < 2; ++round) {
+    Interner interner;
+    auto got = CompileAwsCatalogCached(&bad, {}, interner);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status(), AwsCatalog(&bad).status());
+  }
+}
+
 // Offerings with the same zone and capacity type share one label set.
 TEST(CompileAwsCatalogTest, OfferingLabelSetsAreShared) {
   Interner interner;
