@@ -327,11 +327,28 @@ const std::vector<TopologyNode>& Round::TopologyNodes() {
   if (!topology_nodes_built_) {
     topology_nodes_built_ = true;
     topology_nodes_.resize(req_.nodes_size());
+    // A registered node's labels as requirements are what CompileExisting
+    // built for it, when they name its hostname (it adds the hostname
+    // requirement, which the labels then already hold): copied, not
+    // interned a second time.
+    std::vector<const Requirements*> compiled(req_.nodes_size(), nullptr);
+    for (const ExistingNode& e : existing_nodes_)
+      if (!e.is_claim && e.request_node >= 0)
+        compiled[e.request_node] = &e.reqs;
+    std::vector<std::pair<absl::string_view, absl::string_view>> labels;
     for (int i = 0; i < req_.nodes_size(); ++i) {
       const v1::Node& node = req_.nodes(i);
       TopologyNode& t = topology_nodes_[i];
       t.taints.assign(node.spec().taints().begin(), node.spec().taints().end());
-      for (const auto& [k, v] : node.metadata().labels())
+      const auto& map = node.metadata().labels();
+      if (compiled[i] != nullptr && map.contains(labels::kHostname)) {
+        t.labels = *compiled[i];
+        continue;
+      }
+      // In key order, so that new strings get ids in a stable order.
+      labels.assign(map.begin(), map.end());
+      std::sort(labels.begin(), labels.end());
+      for (const auto& [k, v] : labels)
         t.labels.Add(Requirement::In(in_.InternKey(k), in_.InternValue(v)));
     }
   }
