@@ -98,16 +98,17 @@ struct HashAnnotations {
 };
 
 // Drifted (drift.go): the first of static (hash) drift, requirements drift,
-// instance type not found and the provider's answer.
+// instance type not found and the provider's answer. `local` is an overlay
+// over the view's interner, shared by every NodeClaim of the pass (one
+// overlay per NodeClaim cost more than the drift checks themselves).
 std::string DriftReason(const ClusterView& view, const PoolView& pool,
                         const v1::NodeClaim& claim,
-                        const HashAnnotations& claim_hash) {
+                        const HashAnnotations& claim_hash, Interner& local) {
   if (claim_hash.hash.has_value() && claim_hash.version.has_value() &&
       *claim_hash.version == kNodePoolHashVersion &&
       *claim_hash.hash != pool.hash) {
     return "NodePoolDrifted";
   }
-  Interner local(&view.interner());
   Requirements labels =
       RequirementsFromLabels(claim.metadata().labels(), local);
   if (!labels.IsCompatible(pool.requirements)) return "RequirementsDrifted";
@@ -230,6 +231,7 @@ ConditionsResult ComputeConditions(const ClusterView& view) {
     result.annotations.push_back(std::move(w));
   }
 
+  Interner local(&view.interner());  // for DriftReason
   for (size_t i = 0; i < view.nodes().size(); ++i) {
     const NodeView& n = view.nodes()[i];
     if (n.claim == nullptr) continue;
@@ -270,7 +272,8 @@ ConditionsResult ComputeConditions(const ClusterView& view) {
       rendered.mutable_consolidatable()->set_status(c->status());
     }
     if (ConditionTrue(claim, "Launched")) {
-      std::string reason = DriftReason(view, pool, claim, stamped[&claim]);
+      std::string reason =
+          DriftReason(view, pool, claim, stamped[&claim], local);
       if (!reason.empty()) {
         const v1::Condition* existing = FindCondition(claim, "Drifted");
         const bool was_true =

@@ -243,10 +243,10 @@ bool Engine::FilterOutSameInstanceType(SimulatedNodeClaim& replacement,
   // Per candidate instance type: the cheapest offering compatible with the
   // candidate's labels.
   std::map<std::string, double> price_by_type;
+  Interner local(&view_.interner());
   for (const Candidate& c : cands) {
     const NodeView& n = view_.nodes()[c.node];
     const CompiledCatalog& cat = *view_.pools()[c.pool].catalog;
-    Interner local(&view_.interner());
     Requirements labels = RequirementsFromLabels(*n.labels, local);
     const double p = n.instance_type >= 0
                          ? CheapestCompatiblePrice(cat, n.instance_type, labels)
