@@ -99,6 +99,7 @@ PrecompiledPod PrecompilePod(const v1::Pod& pod, Interner& names) {
   if (r.ok()) out.requests = *std::move(r);
   out.host_ports = HasHostPorts(pod);
   out.daemon_set_owner = HasDaemonSetOwner(pod);
+  out.topology_terms = scheduling::HasPodTopologyTerms(pod.spec());
   return out;
 }
 
@@ -467,12 +468,14 @@ absl::Status ClusterView::BuildPods() {
       node_name = pre->node_name;
       v.host_ports = pre->host_ports;
       v.daemon_set_owner = pre->daemon_set_owner;
+      v.topology_terms = pre->topology_terms;
     } else {
       v.key = StoreKey(NamespaceOf(p.metadata()), p.metadata().name());
       v.facts = PodFacts::Of(p);
       node_name = p.spec().node_name();
       v.host_ports = HasHostPorts(p);
       v.daemon_set_owner = HasDaemonSetOwner(p);
+      v.topology_terms = scheduling::HasPodTopologyTerms(p.spec());
     }
     // Validated pods have unique keys; only a view that checks pods itself
     // must find duplicates.

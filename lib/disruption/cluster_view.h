@@ -78,6 +78,7 @@ struct PrecompiledPod {
   // PodView's readings of the same name.
   bool host_ports = true;
   bool daemon_set_owner = true;
+  bool topology_terms = true;
 };
 
 // The pods of a request, precompiled, by message address, and the interner
@@ -109,9 +110,11 @@ struct PodView {
   const ResourceVector* requests = nullptr;
   // What else its model reads of it (scheduling::KnownPod): whether a
   // container has a host port, whether an owner reference is of kind
-  // DaemonSet.
+  // DaemonSet; whether its spec has topology spread or pod (anti-)affinity
+  // terms (scheduling::HasPodTopologyTerms).
   bool host_ports = true;
   bool daemon_set_owner = true;
+  bool topology_terms = true;
 };
 
 struct NodeView {

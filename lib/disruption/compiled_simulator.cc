@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "disruption/arena_view.h"
 #include "disruption/pod_rules.h"
+#include "scheduling/pods.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::disruption {
@@ -40,8 +41,18 @@ std::string CompiledSimulator::CacheKey() const {
       &key, "|", o.preference_policy(), "|", o.min_values_policy(), "|",
       o.max_instance_types(), "|",
       o.has_reserved_capacity() ? (o.reserved_capacity() ? 1 : 0) : -1, "|",
-      o.spread_bookkeeping());
+      o.spread_bookkeeping(), "|",
+      BoundLabels() == scheduling::BoundPodLabels::kSkip ? "skip" : "labels");
   return key;
+}
+
+scheduling::BoundPodLabels CompiledSimulator::BoundLabels() const {
+  for (const PodView& pv : view_.pods())
+    if (pv.topology_terms) return scheduling::BoundPodLabels::kIntern;
+  for (const v1::Deployment& d : view_.request().deployments())
+    if (scheduling::HasPodTopologyTerms(d.spec().template_().spec()))
+      return scheduling::BoundPodLabels::kIntern;
+  return scheduling::BoundPodLabels::kSkip;
 }
 
 absl::Status CompiledSimulator::Build() {
@@ -145,7 +156,7 @@ CompiledSimulator::Compile() const {
     known.push_back({pv.requests, pv.host_ports, pv.daemon_set_owner});
   }
   absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
-      scheduling::ClusterModel::Build(out->snapshot, s, known);
+      scheduling::ClusterModel::Build(out->snapshot, s, known, BoundLabels());
   if (!model.ok()) return model.status();
   out->model = *std::move(model);
   return std::shared_ptr<const CompiledState>(std::move(out));

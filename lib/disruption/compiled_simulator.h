@@ -37,6 +37,11 @@ class CompiledSimulator : public Simulator {
   // The cache key of this pass (compiled_state.h), "" when it may not use
   // the cache.
   std::string CacheKey() const;
+  // Whether the model interns its bound pods' labels: only when a pod of
+  // the request, or a Deployment's template, has topology terms (the
+  // simulations place only those pods; one that needs the labels anyway
+  // falls back).
+  scheduling::BoundPodLabels BoundLabels() const;
 
   ClusterView& view_;
   const ConditionsResult& conditions_;

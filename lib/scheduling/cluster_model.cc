@@ -8,7 +8,7 @@ namespace nodeplan::scheduling {
 
 absl::StatusOr<std::unique_ptr<ClusterModel>> ClusterModel::Build(
     std::shared_ptr<const Snapshot> snapshot, const v1::ScheduleRequest& state,
-    absl::Span<const KnownPod> known) {
+    absl::Span<const KnownPod> known, BoundPodLabels labels) {
   const Compiled* compiled =
       snapshot == nullptr ? nullptr : CompiledOf(*snapshot);
   if (compiled == nullptr)
@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<ClusterModel>> ClusterModel::Build(
   m->snapshot_ = std::move(snapshot);
   m->options_ = *opt;
   m->base_ = std::make_unique<Round>(*compiled, state, *opt);
-  if (absl::Status s = m->base_->SetupCluster(known); !s.ok()) return s;
+  if (absl::Status s = m->base_->SetupCluster(known, labels); !s.ok()) return s;
   return m;
 }
 
@@ -33,6 +33,10 @@ absl::Status ClusterModel::Simulate(const Simulation& sim,
   auto round = std::make_unique<Round>(*base_, sim, opt);
   if (absl::Status s = round->SetupSimulation(); !s.ok()) return s;
   round->Run();
+  if (round->needed_skipped_labels())
+    return absl::UnavailableError(
+        "a pod's topology terms count bound pods whose labels the compiled "
+        "cluster skipped");
   round->ReleasePlacementState();
   round->Render(out);
   return absl::OkStatus();

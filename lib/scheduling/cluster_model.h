@@ -44,14 +44,20 @@ class ClusterModel {
   // `known`, when given, holds per pod of `state` what a caller already
   // read of it (KnownPod); the model reads that instead of the pod's
   // message again. Read during Build only.
+  //
+  // `labels`: BoundPodLabels::kSkip for a caller that knows its simulations'
+  // pods have no topology spread or pod (anti-)affinity terms; a simulation
+  // that has some anyway returns Unavailable.
   static absl::StatusOr<std::unique_ptr<ClusterModel>> Build(
       std::shared_ptr<const Snapshot> snapshot,
-      const v1::ScheduleRequest& state, absl::Span<const KnownPod> known = {});
+      const v1::ScheduleRequest& state, absl::Span<const KnownPod> known = {},
+      BoundPodLabels labels = BoundPodLabels::kIntern);
 
   // Runs `sim` (with the destination gate `gate`, which may be null) and
   // renders its response into `out`. An Unavailable status means this
   // simulation cannot reuse the compiled cluster (see
-  // Round::SetupSimulation): run it as a whole request instead.
+  // Round::SetupSimulation, BoundPodLabels): run it as a whole request
+  // instead.
   absl::Status Simulate(const Simulation& sim, const DestinationGate* gate,
                         v1::ScheduleResponse* out) const;
 

@@ -35,6 +35,18 @@ std::vector<v1::Toleration> CompileTolerations(
   return {t.begin(), t.end()};
 }
 
+bool HasPodTopologyTerms(const v1::PodSpec& spec) {
+  if (!spec.topology_spread_constraints().empty()) return true;
+  if (!spec.has_affinity()) return false;
+  const v1::Affinity& a = spec.affinity();
+  const v1::PodAffinity& pa = a.pod_affinity();
+  const v1::PodAntiAffinity& paa = a.pod_anti_affinity();
+  return !pa.required_during_scheduling_ignored_during_execution().empty() ||
+         !pa.preferred_during_scheduling_ignored_during_execution().empty() ||
+         !paa.required_during_scheduling_ignored_during_execution().empty() ||
+         !paa.preferred_during_scheduling_ignored_during_execution().empty();
+}
+
 std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec) {
   std::vector<HostPort> out;
   for (const auto& c : spec.containers())

@@ -41,6 +41,11 @@ bool PortsConflict(const std::vector<HostPort>& a,
                    const std::vector<HostPort>& b);
 std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec);
 
+// Whether `spec` has topology spread constraints or pod affinity or
+// anti-affinity terms (required or preferred): the terms whose topology
+// groups count the pods already placed, by their labels.
+bool HasPodTopologyTerms(const v1::PodSpec& spec);
+
 // A term's label selector: nodeplan::CompiledLabelSelector, an invalid one
 // (unknown operator, values where none belong) selecting nothing, as
 // Karpenter's LabelSelectorAsSelector error leaves it.

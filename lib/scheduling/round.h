@@ -230,6 +230,14 @@ struct KnownPod {
   bool daemon_set_owner = true;  // false: no owner reference of kind DaemonSet
 };
 
+// Whether a compiled cluster interns its bound pods' labels. Only topology
+// counting reads them (a spread, pod affinity or anti-affinity selector of a
+// pod being placed, counted over the pods already there). A caller that
+// knows no pod it will simulate has such terms may skip them: it saves a
+// pass over every bound pod's label map. A simulation that would read them
+// anyway is Unavailable (run it as a whole request instead).
+enum class BoundPodLabels { kIntern, kSkip };
+
 struct BoundPod {
   const v1::Pod* pod;
   LabelValueId ns;
@@ -283,13 +291,18 @@ class Round {
   // The cluster half of Setup for a compiled cluster: the request's bound
   // pods, DaemonSets, existing capacity, NodePool state and the domain
   // universe. Its pending pods (if any) are ignored.
-  // `known`: ClusterModel::Build's.
-  absl::Status SetupCluster(absl::Span<const KnownPod> known = {});
+  // `known`, `labels`: ClusterModel::Build's.
+  absl::Status SetupCluster(absl::Span<const KnownPod> known = {},
+                            BoundPodLabels labels = BoundPodLabels::kIntern);
   // Setup of a simulation round. An Unavailable status means the
   // simulation cannot reuse the compiled cluster (a DaemonSet's newest pod
-  // changed with the removed nodes, and with it the DaemonSet's pod): run it
-  // as a whole request instead.
+  // changed with the removed nodes, and with it the DaemonSet's pod; or a
+  // pod's topology terms count bound pods whose labels the compiled cluster
+  // skipped): run it as a whole request instead.
   absl::Status SetupSimulation();
+  // Topology counting met bound pods whose labels the compiled cluster
+  // skipped (BoundPodLabels::kSkip): the round's answer is not to be used.
+  bool needed_skipped_labels() const { return needed_skipped_labels_; }
   void Run();
   void Render(v1::ScheduleResponse* out);
   // Frees what only placement needs (per-view dead ends, caches), so the
@@ -449,6 +462,10 @@ class Round {
   std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch_;
   // SetupCluster: this round is a compiled cluster, never run.
   bool cluster_base_ = false;
+  // The compiled cluster's bound pods carry no labels (BoundPodLabels), and
+  // whether this round's topology counting needed them.
+  bool bound_labels_skipped_ = false;
+  bool needed_skipped_labels_ = false;
 
   std::vector<DaemonPod> daemons_;
   // Per DaemonSet, the pods it controls in request order with their request

@@ -141,8 +141,10 @@ void Round::FinishSetup() {
     if (classes_[i].cls.invalid.empty()) GetView(static_cast<int>(i), 0);
 }
 
-absl::Status Round::SetupCluster(absl::Span<const KnownPod> known) {
+absl::Status Round::SetupCluster(absl::Span<const KnownPod> known,
+                                 BoundPodLabels labels) {
   cluster_base_ = true;
+  bound_labels_skipped_ = labels == BoundPodLabels::kSkip;
   known_ = known;
   SetupCommon();
   if (auto s = CompilePods(); !s.ok()) return s;
@@ -196,6 +198,10 @@ absl::Status Round::SetupSimulation() {
   for (const ExistingNode& e : b.limit_only_claims_)
     if (claim_removed[e.request_claim]) GiveBackLimits(e);
   FinishSetup();
+  if (needed_skipped_labels_)
+    return absl::UnavailableError(
+        "a pod's topology terms count bound pods whose labels the compiled "
+        "cluster skipped");
   return absl::OkStatus();
 }
 
@@ -326,8 +332,10 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
     }
     if (!IsTerminal(p))
       bound_.push_back({&p, in_.InternValue(ns).id,
-                        LabelSet::FromMap(p.metadata().labels(), in_), node,
-                        !p.metadata().deletion_timestamp().empty(),
+                        bound_labels_skipped_
+                            ? LabelSet()
+                            : LabelSet::FromMap(p.metadata().labels(), in_),
+                        node, !p.metadata().deletion_timestamp().empty(),
                         !RequiredAntiAffinity(p).empty(),
                         sim_ == nullptr ? i : -1});
     ++ignored_;

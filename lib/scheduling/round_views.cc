@@ -387,6 +387,14 @@ void Round::CountDomains(TopologyGroup& g) {
   }
   for (const auto& e : existing_)
     if (e.node->is_claim && hostname) g.Register(e.node->hostname.id);
+  // The bound pods' labels are the compiled cluster's to give; without
+  // them this round cannot count (SetupSimulation and ClusterModel::Simulate
+  // report it Unavailable).
+  if (const Round& owner = base_ != nullptr ? *base_ : *this;
+      owner.bound_labels_skipped_ && !owner.bound_.empty()) {
+    needed_skipped_labels_ = true;
+    return;
+  }
   ForEachBound([&](const BoundPod& b) {
     if (b.node < 0 || b.terminating) return;
     if (!std::binary_search(g.namespaces.begin(), g.namespaces.end(), b.ns))

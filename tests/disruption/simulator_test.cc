@@ -11,7 +11,10 @@
 #include "disruption/request_simulator.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
+#include "scheduling/cluster_model.h"
+#include "scheduling/pods.h"
 
 namespace nodeplan::disruption {
 namespace {
@@ -141,6 +144,67 @@ TEST(CompiledSimulatorTest, MatchesTheRequestSimulatorWithExtendedResources) {
   int compared = 0;
   ExpectSameSimulations(req, "extended resources", &compared);
   EXPECT_GT(compared, 10);
+}
+
+// A compiled cluster that skips its bound pods' labels
+// (scheduling::BoundPodLabels::kSkip) answers every simulation whose pods
+// have no topology terms byte for byte as one that interns them, and calls
+// Unavailable a simulation that would count bound pods by their labels, over
+// random scheduling clusters (spread, pod affinity and anti-affinity, bound
+// pods on existing nodes).
+TEST(ClusterModelTest, SkippedBoundPodLabelsAnswerTheSameOrUnavailable) {
+  workload::RandomClusterOptions options;
+  options.max_existing_nodes = 6;
+  int same = 0, unavailable = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    SCOPED_TRACE(seed);
+    const v1::ScheduleRequest req = workload::RandomCluster(seed, options);
+    v1::ScheduleRequest base;
+    *base.mutable_node_pools() = req.node_pools();
+    *base.mutable_node_classes() = req.node_classes();
+    if (req.has_catalog()) *base.mutable_catalog() = req.catalog();
+    base.set_catalog_ref(req.catalog_ref());
+    auto snapshot = Snapshot::Compile(base);
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+    v1::ScheduleRequest state = req;
+    state.clear_node_pools();
+    state.clear_node_classes();
+    state.clear_catalog();
+    state.clear_deployments();
+    bool any_bound = false;
+    scheduling::Simulation plain, topology;
+    for (const v1::Pod& p : req.pods()) {
+      if (!p.spec().node_name().empty()) {
+        any_bound = true;
+        continue;
+      }
+      (scheduling::HasPodTopologyTerms(p.spec()) ? topology : plain)
+          .pods.push_back({&p, false, nullptr});
+    }
+    auto interned = scheduling::ClusterModel::Build(*snapshot, state);
+    auto skipped = scheduling::ClusterModel::Build(
+        *snapshot, state, {}, scheduling::BoundPodLabels::kSkip);
+    ASSERT_TRUE(interned.ok() && skipped.ok());
+    v1::ScheduleResponse want, got;
+    ASSERT_TRUE((*interned)->Simulate(plain, nullptr, &want).ok());
+    ASSERT_TRUE((*skipped)->Simulate(plain, nullptr, &got).ok());
+    EXPECT_EQ(DeterministicBytes(got), DeterministicBytes(want));
+    ++same;
+    if (topology.pods.empty() || !any_bound) continue;
+    // Unavailable, unless no topology group had a bound pod to count (the
+    // bound pods terminal, or the terms invalid): then the same answer.
+    v1::ScheduleResponse with_labels, without;
+    ASSERT_TRUE((*interned)->Simulate(topology, nullptr, &with_labels).ok());
+    absl::Status s = (*skipped)->Simulate(topology, nullptr, &without);
+    if (absl::IsUnavailable(s)) {
+      ++unavailable;
+    } else {
+      ASSERT_TRUE(s.ok()) << s;
+      EXPECT_EQ(DeterministicBytes(without), DeterministicBytes(with_labels));
+    }
+  }
+  EXPECT_GT(same, 150);
+  EXPECT_GT(unavailable, 30);
 }
 
 }  // namespace
