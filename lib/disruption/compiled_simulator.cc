@@ -153,7 +153,17 @@ CompiledSimulator::Compile() const {
     if (!pv.bound) continue;
     if (pv.node >= 0 && nodes[pv.node].marked_for_deletion) continue;
     Point(*pv.pod, s.mutable_pods());
-    known.push_back({pv.requests, pv.host_ports, pv.daemon_set_owner});
+    scheduling::KnownPod& k = known.emplace_back();
+    k.requests = pv.requests;
+    k.host_ports = pv.host_ports;
+    k.daemon_set_owner = pv.daemon_set_owner;
+    // Pods bind to Nodes by name, in the view as in the model, and the
+    // state holds every Node of the view that is not marked.
+    k.placed = true;
+    k.node = pv.node >= 0 ? out->state_node[pv.node] : -1;
+    k.ns = pv.key.substr(0, pv.key.find('/'));
+    k.terminal = pv.facts.terminal;
+    k.terminating = pv.facts.terminating;
   }
   absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
       scheduling::ClusterModel::Build(out->snapshot, s, known, BoundLabels());

@@ -318,29 +318,43 @@ absl::Status Round::CompilePods() {
 
 absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
                                const std::string* signature) {
-  const absl::string_view ns = NamespaceOf(p.metadata());
-  if (!moved && !p.spec().node_name().empty()) {
+  // What the caller already read of a bound pod of the compiled cluster.
+  const KnownPod* known =
+      sim_ == nullptr && i < static_cast<int>(known_.size()) && known_[i].placed
+          ? &known_[i]
+          : nullptr;
+  if (!moved && (known != nullptr || !p.spec().node_name().empty())) {
     // A simulation's pods are its own (never bound to a request node).
     int node = -1;
     if (sim_ == nullptr) {
-      auto it = node_index_.find(p.spec().node_name());
-      if (it != node_index_.end()) node = it->second;
+      if (known != nullptr) {
+        node = known->node;
+      } else if (auto it = node_index_.find(p.spec().node_name());
+                 it != node_index_.end()) {
+        node = it->second;
+      }
       if (i < static_cast<int>(pod_node_.size())) {
         pod_node_[i] = node;
         ++pods_on_node_[node < 0 ? req_.nodes_size() : node];
       }
     }
-    if (!IsTerminal(p))
-      bound_.push_back({&p, in_.InternValue(ns).id,
-                        bound_labels_skipped_
-                            ? LabelSet()
-                            : LabelSet::FromMap(p.metadata().labels(), in_),
-                        node, !p.metadata().deletion_timestamp().empty(),
-                        !RequiredAntiAffinity(p).empty(),
-                        sim_ == nullptr ? i : -1});
+    if (!(known != nullptr ? known->terminal : IsTerminal(p))) {
+      const absl::string_view ns =
+          known != nullptr ? known->ns : NamespaceOf(p.metadata());
+      bound_.push_back(
+          {&p, in_.InternValue(ns).id,
+           bound_labels_skipped_
+               ? LabelSet()
+               : LabelSet::FromMap(p.metadata().labels(), in_),
+           node,
+           known != nullptr ? known->terminating
+                            : !p.metadata().deletion_timestamp().empty(),
+           !RequiredAntiAffinity(p).empty(), sim_ == nullptr ? i : -1});
+    }
     ++ignored_;
     return absl::OkStatus();
   }
+  const absl::string_view ns = NamespaceOf(p.metadata());
   if (cluster_base_) return absl::OkStatus();
   // Not provisionable (Karpenter's IsProvisionable): terminal, being
   // deleted, gated (kube-scheduler never marks it Unschedulable), being
