@@ -113,11 +113,9 @@ struct Pass {
       const v1::DisruptRequest& request, disruption::HeldCluster held = {}) {
     if (absl::Status s = CheckOptions(request.options()); !s.ok()) return s;
     validation::Workload workload;
+    workload.SetAllObjects(request);
+    workload.pods = nullptr;  // checked as the view reads them, or by `held`
     workload.pending_checked_elsewhere = held.pending_pods;
-    workload.deployments = &request.deployments();
-    workload.node_pools = &request.node_pools();
-    workload.SetClusterObjects(request);
-    workload.pod_disruption_budgets = &request.pod_disruption_budgets();
     if (!held.pods_checked) {
       // The view checks each pod while it reads it (one visit per pod,
       // not two); whatever fails, the checks run again in the original

@@ -48,13 +48,9 @@ v1::ValidateResponse Validate(const v1::ManifestSet& manifests) {
                              &v);
   }
   // What the API server would have refused (and Schedule refuses).
-  validation::Workload workload;
-  workload.pods = &manifests.pods();
-  workload.deployments = &manifests.deployments();
-  workload.node_pools = &manifests.node_pools();
   // Everything Schedule and Disrupt refuse, `validate` reports.
-  workload.SetClusterObjects(manifests);
-  workload.pod_disruption_budgets = &manifests.pod_disruption_budgets();
+  validation::Workload workload;
+  workload.SetAllObjects(manifests);
   validation::AddWorkloadViolations(workload, &response);
   return response;
 }

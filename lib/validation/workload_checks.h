@@ -52,6 +52,17 @@ struct Workload {
     storage_classes = &r.storage_classes();
     namespaces = &r.namespaces();
   }
+
+  // Every object of a DisruptRequest or of `nodeplan validate`'s manifests:
+  // the cluster objects, pods, Deployments, NodePools and PDBs.
+  template <typename Request>
+  void SetAllObjects(const Request& r) {
+    SetClusterObjects(r);
+    pods = &r.pods();
+    deployments = &r.deployments();
+    node_pools = &r.node_pools();
+    pod_disruption_budgets = &r.pod_disruption_budgets();
+  }
 };
 
 // The limits first (cheap, before any copy or expansion):

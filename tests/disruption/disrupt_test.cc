@@ -607,11 +607,7 @@ TEST(DisruptTest, BadInputIsAnErrorWithItsFieldPath) {
 TEST(DisruptTest, InvalidPodsGiveTheFullValidationError) {
   auto full_check = [](const v1::DisruptRequest& r) {
     validation::Workload w;
-    w.pods = &r.pods();
-    w.deployments = &r.deployments();
-    w.node_pools = &r.node_pools();
-    w.SetClusterObjects(r);
-    w.pod_disruption_budgets = &r.pod_disruption_budgets();
+    w.SetAllObjects(r);
     return validation::CheckWorkload(w);
   };
   struct Case {
