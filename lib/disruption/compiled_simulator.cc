@@ -157,6 +157,7 @@ CompiledSimulator::Compile() const {
     k.requests = pv.requests;
     k.host_ports = pv.host_ports;
     k.daemon_set_owner = pv.daemon_set_owner;
+    k.topology_terms = pv.topology_terms;
     // Pods bind to Nodes by name, in the view as in the model, and the
     // state holds every Node of the view that is not marked.
     k.placed = true;

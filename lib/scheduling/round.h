@@ -228,6 +228,7 @@ struct KnownPod {
   const ResourceVector* requests = nullptr;
   bool host_ports = true;        // false: no container has a host port
   bool daemon_set_owner = true;  // false: no owner reference of kind DaemonSet
+  bool topology_terms = true;    // false: !HasPodTopologyTerms(spec)
   // When `placed` is set, the pod is bound (spec.nodeName is set) and the
   // fields below hold, so that the model need not visit its metadata and
   // status: the index of its Node in the state request (-1: none by that

@@ -296,13 +296,16 @@ absl::Status Round::CompilePods() {
   // A compiled cluster's pending pods and Deployments belong to its
   // simulations, not to it.
   if (!cluster_base_) ExpandDeployments(&all);
+  // A caller's KnownPods spare the pods' messages; without them each pod
+  // is a chain of separately allocated messages, first touched here: fetch
+  // the next ones' ahead, in two stages (a submessage's address is read
+  // from its pod).
+  const bool prefetch = known_.empty();
   for (size_t i = 0; i < all.size(); ++i) {
-    // Each pod is a chain of separately allocated messages, first touched
-    // here: fetch the next ones' ahead, in two stages (a submessage's
-    // address is read from its pod).
     constexpr size_t kAhead = 4;
-    if (i + 2 * kAhead < all.size()) __builtin_prefetch(all[i + 2 * kAhead]);
-    if (i + kAhead < all.size()) {
+    if (prefetch && i + 2 * kAhead < all.size())
+      __builtin_prefetch(all[i + 2 * kAhead]);
+    if (prefetch && i + kAhead < all.size()) {
       __builtin_prefetch(&all[i + kAhead]->metadata());
       __builtin_prefetch(&all[i + kAhead]->spec());
       __builtin_prefetch(&all[i + kAhead]->status());
@@ -341,15 +344,17 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
     if (!(known != nullptr ? known->terminal : IsTerminal(p))) {
       const absl::string_view ns =
           known != nullptr ? known->ns : NamespaceOf(p.metadata());
-      bound_.push_back(
-          {&p, in_.InternValue(ns).id,
-           bound_labels_skipped_
-               ? LabelSet()
-               : LabelSet::FromMap(p.metadata().labels(), in_),
-           node,
-           known != nullptr ? known->terminating
+      bound_.push_back({&p, in_.InternValue(ns).id,
+                        bound_labels_skipped_
+                            ? LabelSet()
+                            : LabelSet::FromMap(p.metadata().labels(), in_),
+                        node,
+                        known != nullptr
+                            ? known->terminating
                             : !p.metadata().deletion_timestamp().empty(),
-           !RequiredAntiAffinity(p).empty(), sim_ == nullptr ? i : -1});
+                        (known == nullptr || known->topology_terms) &&
+                            !RequiredAntiAffinity(p).empty(),
+                        sim_ == nullptr ? i : -1});
     }
     ++ignored_;
     return absl::OkStatus();
