@@ -13,7 +13,10 @@
 // without Karpenter's termination finalizer would already be gone, so the
 // finalizer is not required here). Volume attachments and the instance's
 // own termination are not modelled: nodeRemoved means nothing is left to
-// drain.
+// drain and the drain has been open (the NodeClaim's Drained condition
+// Unknown) for Karpenter's minimum drain time of five seconds. A Node whose
+// provider ID several NodeClaims carry is drained as one without NodeClaim,
+// as the controller does.
 
 #include <vector>
 
