@@ -1,0 +1,285 @@
+// More deterministic outcomes of Karpenter's consolidation suite
+// (pkg/controllers/disruption/consolidation_test.go) beside those in
+// karpenter_suite_test.cc: budgets across NodePools and passes, the
+// consolidateAfter window of destinations, node lifetime, invalid and static
+// NodePools, and the emptiness validation's churn check. Multi-pass
+// scenarios mark the nodes a command took (`markedForDeletion`, pods still
+// bound) and run the next pass, as Karpenter's queue leaves the cluster.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "fixture.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nodeplan::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Only on-demand capacity (the fixture's spot offerings are cheaper than
+// on-demand, which Karpenter's fake provider's are not), consolidateAfter 0s
+// and a 100% budget, as the suite's BeforeEach makes its NodePool.
+v1::NodePool& SuitePool(Cluster& c, const std::string& name,
+                        const std::string& budget = "100%") {
+  v1::NodePool& np = c.NodePool(name);
+  v1::NodeSelectorRequirement* ct = np.mutable_spec()
+                                        ->mutable_template_()
+                                        ->mutable_spec()
+                                        ->mutable_requirements(0);
+  ct->clear_values();
+  ct->add_values("on-demand");
+  np.mutable_spec()->mutable_disruption()->set_consolidate_after("0s");
+  np.mutable_spec()->mutable_disruption()->clear_budgets();
+  np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes(budget);
+  return np;
+}
+
+int CommandNodes(const v1::DisruptResponse& r) {
+  int n = 0;
+  for (const v1::DisruptionCommand& c : r.commands()) n += c.candidates_size();
+  return n;
+}
+
+// Runs passes until one produces nothing, marking each command's nodes for
+// deletion; returns how many nodes were taken.
+int DisruptUntilQuiet(Cluster& c, int max_passes = 20) {
+  int taken = 0;
+  for (int i = 0; i < max_passes; ++i) {
+    v1::DisruptResponse r = c.Disrupt();
+    if (r.commands_size() == 0) return taken;
+    for (const v1::DisruptionCommand& cmd : r.commands()) {
+      for (const v1::CommandCandidate& x : cmd.candidates()) {
+        c.request().add_marked_for_deletion(x.node());
+        ++taken;
+      }
+    }
+  }
+  ADD_FAILURE() << "still disrupting after " << max_passes << " passes";
+  return taken;
+}
+
+// Context "Budgets", "should allow 2 nodes from each nodePool to be
+// deleted" (50% of 3 rounds up to 2), "should allow all nodes from each
+// nodePool to be deleted" (100%) and "should allow no nodes from each
+// nodePool to be deleted" (0%): ten NodePools of three empty nodes, one
+// command.
+TEST(KarpenterConsolidationBudgetsTest, EmptyNodesPerNodePoolBudget) {
+  for (const auto& [budget, want] : std::vector<std::pair<std::string, int>>{
+           {"50%", 20}, {"100%", 30}, {"0%", 0}}) {
+    Cluster c;
+    for (int p = 0; p < 10; ++p) {
+      const std::string pool = absl::StrCat("pool-", p);
+      SuitePool(c, pool, budget);
+      for (int n = 0; n < 3; ++n) {
+        c.Node(absl::StrCat(pool, "-n", n), pool, {.type = "size-16"});
+      }
+    }
+    v1::DisruptResponse r = c.Disrupt();
+    EXPECT_EQ(r.commands_size(), want > 0 ? 1 : 0) << budget;
+    EXPECT_EQ(CommandNodes(r), want) << budget;
+    if (want > 0) {
+      EXPECT_EQ(r.method(), "emptiness") << budget;
+    }
+  }
+}
+
+// "should only allow 3 empty nodes to be disrupted", "should allow all empty
+// nodes to be disrupted" and "should allow no empty nodes to be disrupted":
+// ten empty nodes of one NodePool under 30%, 100% and 0%.
+TEST(KarpenterConsolidationBudgetsTest, EmptyNodesOfOneNodePool) {
+  for (const auto& [budget, want] : std::vector<std::pair<std::string, int>>{
+           {"30%", 3}, {"100%", 10}, {"0%", 0}}) {
+    Cluster c;
+    SuitePool(c, "default", budget);
+    for (int n = 0; n < 10; ++n) {
+      c.Node(absl::StrCat("n", n), "default", {.type = "size-16"});
+    }
+    EXPECT_EQ(CommandNodes(c.Disrupt()), want) << budget;
+  }
+}
+
+// "should only allow 3 nodes to be deleted in single node consolidation
+// delete": ten nodes with one pod each and room for one more; under a 30%
+// budget, however many passes run, three nodes go.
+TEST(KarpenterConsolidationBudgetsTest, ThreeOfTenDeletedUnderThirtyPercent) {
+  Cluster c;
+  SuitePool(c, "default", "30%");
+  for (int n = 0; n < 10; ++n) {
+    const std::string node = absl::StrCat("n", n);
+    c.Node(node, "default", {.type = "size-16"});
+    c.Pod(absl::StrCat("p", n), node, "7");
+  }
+  EXPECT_EQ(DisruptUntilQuiet(c), 3);
+}
+
+// Context "Delete", "should not consolidate pods onto a destination node
+// that is under its consolidateAfter window": the only way to consolidate is
+// to move n1's pod onto n0, which saw a pod event within consolidateAfter and
+// refuses pods that are not pending; once the window has passed, n1 goes.
+TEST(KarpenterConsolidationTest, NoMoveOntoADestinationUnderConsolidateAfter) {
+  Cluster c;
+  SuitePool(c, "default")
+      .mutable_spec()
+      ->mutable_disruption()
+      ->set_consolidate_after("1m");
+  c.Node("n0", "default", {.type = "size-1"});
+  c.Node("n1", "default", {.type = "size-1"});
+  c.Pod("a", "n0", "100m");
+  c.Pod("b", "n0", "100m");
+  c.Pod("c", "n1", "100m");
+  c.ClaimOf("n0").mutable_status()->set_last_pod_event_time(
+      "2026-12-02T09:59:30Z");
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.commands_size(), 0) << r.method();
+  c.request().set_now("2026-12-02T10:02:00Z");
+  r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+}
+
+// "should replace a node with a cheaper one even when consolidateAfter has
+// not expired": a replacement is a new NodeClaim, which no window gates.
+TEST(KarpenterConsolidationTest, ReplacesWhateverTheDestinationWindows) {
+  Cluster c;
+  SuitePool(c, "default")
+      .mutable_spec()
+      ->mutable_disruption()
+      ->set_consolidate_after("1m");
+  c.Node("big", "default", {.type = "size-16"});
+  c.Pod("p", "big", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("big"));
+  ASSERT_EQ(r.commands(0).replacements_size(), 1);
+}
+
+// Context "Node Lifetime Consideration", "should consolidate the node with
+// best savings ratio first": two cheapest nodes (expireAfter 3s, long
+// expired: the expiration controller is another controller, and the pass
+// still sees both), two pods on the older, one on the younger; the younger
+// has the better savings ratio and goes.
+TEST(KarpenterConsolidationTest, BestSavingsRatioFirstWhateverTheLifetime) {
+  Cluster c;
+  SuitePool(c, "default")
+      .mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->set_expire_after("3s");
+  c.Node("older", "default",
+         {.type = "size-1", .created = "2026-12-02T08:59:58Z"});
+  c.Node("younger", "default", {.type = "size-1"});
+  for (const char* n : {"older", "younger"}) {
+    c.ClaimOf(n).mutable_spec()->set_expire_after("3s");
+  }
+  c.Pod("a", "older", "100m");
+  c.Pod("b", "older", "100m");
+  c.Pod("c", "younger", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.expirations_size(), 2);
+  EXPECT_EQ(r.expirations(0).action(), "delete");
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("younger"));
+}
+
+// "can delete nodes while an invalid node pool exists": a NodePool whose
+// NodeClass offers no instance types does not stop the others.
+TEST(KarpenterConsolidationTest, AnInvalidNodePoolDoesNotStopDisruption) {
+  Cluster c;
+  v1::NodePool& bad = c.NodePool("bad-nodepool");
+  bad.mutable_spec()->mutable_template_()->mutable_spec()->clear_requirements();
+  bad.mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_node_class_ref()
+      ->set_name("non-existent");
+  SuitePool(c, "default");
+  c.Node("n0", "default", {.type = "size-1"});
+  c.Node("n1", "default", {.type = "size-1"});
+  c.Pod("a", "n0", "100m");
+  c.Pod("b", "n0", "100m");
+  c.Pod("c", "n1", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "delete");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+}
+
+// Context "Static NodePool", "should not consolidate static NodePool nodes":
+// even NodeClaims that (against the rules) say Consolidatable stay.
+TEST(KarpenterConsolidationTest, StaticNodePoolNodesAreNotConsolidated) {
+  Cluster c;
+  v1::NodePool& np = c.NodePool("static");
+  np.mutable_spec()->set_replicas(2);
+  for (const char* n : {"s0", "s1"}) {
+    c.Node(n, "static");
+    v1::Condition* cond = c.ClaimOf(n).mutable_status()->add_conditions();
+    cond->set_type("Consolidatable");
+    cond->set_status("True");
+    cond->set_last_transition_time(kHourAgo);
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.commands_size(), 0) << r.method();
+}
+
+// "does not delete nodes with pod churn, deletes nodes without pod churn":
+// an emptiness command over two empty nodes, re-validated after a pod was
+// bound to the first, goes ahead with the second alone.
+TEST(KarpenterConsolidationTest, EmptinessValidationDropsANodeWithNewPods) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("n0", "default", {.type = "size-1"});
+  c.Node("n1", "default", {.type = "size-1"});
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "emptiness");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n0", "n1"));
+  v1::ValidateCommandRequest v;
+  *v.mutable_command() = r.commands(0);
+  c.request().set_now("2026-12-02T10:00:15Z");
+  c.Pod("churn", "n0", "100m")
+      .mutable_status()
+      ->set_start_time("2026-12-02T10:00:10Z");
+  c.ClaimOf("n0").mutable_status()->set_last_pod_event_time(
+      "2026-12-02T10:00:10Z");
+  *v.mutable_request() = c.request();
+  absl::StatusOr<v1::ValidateCommandResponse> got =
+      nodeplan::ValidateCommand(v);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->valid()) << got->reason();
+  EXPECT_THAT(CandidateNodes(got->command()), ElementsAre("n1"));
+  EXPECT_THAT(got->command().replacements(), IsEmpty());
+}
+
+// Context "Multi-NodeClaim", "can merge 3 nodes into 1 if the candidates have
+// both spot and on-demand" (the suite runs with spot-to-spot on): two
+// on-demand and one spot node of the dearest type, a pod each, become one
+// cheaper NodeClaim.
+TEST(KarpenterConsolidationTest, MergesSpotAndOnDemandNodesIntoOne) {
+  Cluster c;
+  c.request().mutable_options()->set_spot_to_spot_consolidation(true);
+  v1::NodePool& np = c.NodePool("default");
+  np.mutable_spec()->mutable_disruption()->set_consolidate_after("0s");
+  np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes("100%");
+  c.Node("od0", "default", {.type = "size-16"});
+  c.Node("od1", "default", {.type = "size-16"});
+  c.Node("spot", "default", {.type = "size-16", .capacity_type = "spot"});
+  c.Pod("a", "od0", "1");
+  c.Pod("b", "od1", "1");
+  c.Pod("c", "spot", "1");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.method(), "multi-node-consolidation");
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+  EXPECT_EQ(r.commands(0).candidates_size(), 3);
+  EXPECT_EQ(r.commands(0).replacements_size(), 1);
+}
+
+}  // namespace
+}  // namespace nodeplan::testing
