@@ -281,5 +281,149 @@ TEST(KarpenterConsolidationTest, MergesSpotAndOnDemandNodesIntoOne) {
   EXPECT_EQ(r.commands(0).replacements_size(), 1);
 }
 
+// Context "Replace", "can replace nodes, considers PDB policy": a fully
+// blocking PDB (maxUnavailable 0) with unhealthyPodEvictionPolicy
+// AlwaysAllow does not hold pods that are not Ready; the node is replaced.
+TEST(KarpenterConsolidationTest, AlwaysAllowLetsUnhealthyPodsMove) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("big", "default", {.type = "size-16"});
+  for (int i = 0; i < 3; ++i) {
+    v1::PodCondition* ready = c.Pod(absl::StrCat("p", i), "big", "1")
+                                  .mutable_status()
+                                  ->add_conditions();
+    ready->set_type("Ready");
+    ready->set_status("False");
+  }
+  v1::PodDisruptionBudget& pdb = c.Pdb("pdb", "test", 0);
+  pdb.mutable_spec()->set_max_unavailable("0");
+  pdb.mutable_spec()->set_unhealthy_pod_eviction_policy("AlwaysAllow");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+  EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("big"));
+}
+
+// "can replace nodes, PDB namespace must match": a blocking PDB in another
+// namespace does not select the pod.
+TEST(KarpenterConsolidationTest, APdbOfAnotherNamespaceDoesNotHold) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("big", "default", {.type = "size-16"});
+  c.Pod("p", "big", "1");
+  v1::PodDisruptionBudget& pdb = c.Pdb("pdb", "test", 0);
+  pdb.mutable_spec()->set_max_unavailable("0");
+  pdb.mutable_metadata()->set_namespace_("elsewhere");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+}
+
+// "Consolidation should fail if filterByPrice breaks the minimum requirement
+// from the NodePools": instance-type minValues 16 while only 15 types are
+// cheaper than the node's; with minValues 15 the node is replaced.
+TEST(KarpenterConsolidationTest, NoReplaceWhenTheCheaperTypesMissMinValues) {
+  for (int min_values : {16, 15}) {
+    Cluster c;
+    std::vector<int> sizes;
+    for (int i = 1; i <= 20; ++i) sizes.push_back(i);
+    *c.request().mutable_catalog() = SizedCatalog(sizes);
+    v1::NodePool& np = SuitePool(c, "default");
+    v1::NodeSelectorRequirement* it = np.mutable_spec()
+                                          ->mutable_template_()
+                                          ->mutable_spec()
+                                          ->add_requirements();
+    it->set_key("node.kubernetes.io/instance-type");
+    it->set_operator_("Exists");
+    it->set_min_values(min_values);
+    c.Node("n16", "default", {.type = "size-16"});
+    c.Pod("p", "n16", "100m");
+    v1::DisruptResponse r = c.Disrupt();
+    EXPECT_EQ(r.commands_size(), min_values == 16 ? 0 : 1) << min_values;
+  }
+}
+
+// Context "Reserved Capacity", "can consolidate from one reserved offering to
+// another": a reserved node of the dearest type moves to the cheapest type's
+// (cheaper still) reservation.
+TEST(KarpenterConsolidationTest, MovesFromOneReservationToACheaperOne) {
+  Cluster c;
+  v1::NodePool& np = SuitePool(c, "default");
+  np.mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_requirements(0)
+      ->add_values("reserved");
+  for (v1::InstanceType& t :
+       *c.request().mutable_catalog()->mutable_instance_types()) {
+    const int cpu = t.name() == "size-16" ? 16 : t.name() == "size-1" ? 1 : 0;
+    if (cpu == 0) continue;
+    v1::Offering* o = t.add_offerings();
+    o->set_zone("test-zone-1");
+    o->set_capacity_type("reserved");
+    o->set_price(FakePrice(cpu, 2 * cpu) / 1e6);
+    o->set_reservation_id(absl::StrCat("r-", t.name()));
+    o->set_reservation_capacity(10);
+  }
+  c.Node("n1", "default", {.type = "size-16", .capacity_type = "reserved"});
+  (*c.ClaimOf("n1")
+        .mutable_metadata()
+        ->mutable_labels())["karpenter.k8s.aws/capacity-reservation-id"] =
+      "r-size-16";
+  (*c.request()
+        .mutable_nodes(0)
+        ->mutable_metadata()
+        ->mutable_labels())["karpenter.k8s.aws/capacity-reservation-id"] =
+      "r-size-16";
+  c.Pod("p", "n1", "100m");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  const v1::DisruptionCommand& cmd = r.commands(0);
+  EXPECT_EQ(cmd.decision(), "replace");
+  ASSERT_EQ(cmd.replacements_size(), 1);
+  EXPECT_EQ(cmd.replacements(0).launch().instance_type(), "size-1");
+  EXPECT_EQ(cmd.replacements(0).launch().capacity_type(), "reserved");
+  EXPECT_EQ(cmd.replacements(0).launch().reservation_id(), "r-size-1");
+}
+
+// suite_test.go, Describe "Simulate Scheduling", "can replace node with a
+// local PV (ignoring hostname affinity)": the volume's node affinity to the
+// node's own hostname does not keep its StatefulSet pod from a replacement.
+TEST(KarpenterConsolidationTest, ReplacesANodeWithALocalVolume) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("n1", "default", {.type = "size-16"});
+  v1::StorageClass& sc = *c.request().add_storage_classes();
+  sc.mutable_metadata()->set_name("local-path");
+  sc.set_provisioner("kubernetes.io/no-provisioner");
+  v1::PersistentVolume& pv = *c.request().add_persistent_volumes();
+  pv.mutable_metadata()->set_name("pv");
+  pv.mutable_spec()->set_storage_class_name("local-path");
+  v1::NodeSelectorRequirement* host = pv.mutable_spec()
+                                          ->mutable_node_affinity()
+                                          ->mutable_required()
+                                          ->add_node_selector_terms()
+                                          ->add_match_expressions();
+  host->set_key("kubernetes.io/hostname");
+  host->set_operator_("In");
+  host->add_values("n1");
+  v1::PersistentVolumeClaim& pvc = *c.request().add_persistent_volume_claims();
+  pvc.mutable_metadata()->set_name("pvc");
+  pvc.mutable_metadata()->set_namespace_("default");
+  pvc.mutable_spec()->set_storage_class_name("local-path");
+  pvc.mutable_spec()->set_volume_name("pv");
+  v1::Pod& p = c.Pod("ss-0", "n1", "100m");
+  v1::OwnerReference* o = p.mutable_metadata()->mutable_owner_references(0);
+  o->set_kind("StatefulSet");
+  o->set_name("ss");
+  v1::Volume* vol = p.mutable_spec()->add_volumes();
+  vol->set_name("data");
+  vol->mutable_persistent_volume_claim()->set_claim_name("pvc");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  EXPECT_EQ(r.commands(0).decision(), "replace");
+  EXPECT_EQ(r.commands(0).replacements_size(), 1);
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
