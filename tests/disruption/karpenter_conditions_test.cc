@@ -102,6 +102,35 @@ TEST(KarpenterDriftConditionTest, StaleInstanceTypesDriftAfterAnHour) {
   }
 }
 
+// drift.go's instanceTypeNotFound reads every offering the provider lists,
+// available or not (its comment: "even if they're temporarily
+// unavailable"), and matches them allowing undefined well-known labels: an
+// offering out of capacity, or a NodeClaim without a zone label, is no
+// instance-type drift.
+TEST(KarpenterDriftConditionTest, UnavailableOfferingsAndMissingZonesMatch) {
+  for (const std::string& k : {"unavailable", "ice", "no zone"}) {
+    Cluster c;
+    c.NodePool("default");
+    c.Node("n1", "default", {.created = kTwoHoursAgo});
+    if (k == "unavailable") {
+      for (v1::Offering& o : *CatalogType(c, "size-4")->mutable_offerings()) {
+        o.set_available(false);
+      }
+    } else if (k == "ice") {
+      for (const char* z : {"test-zone-1", "test-zone-2", "test-zone-3"}) {
+        v1::UnavailableOffering* u = c.request().add_unavailable_offerings();
+        u->set_instance_type("size-4");
+        u->set_zone(z);
+        u->set_capacity_type("on-demand");
+      }
+    } else {
+      c.ClaimOf("n1").mutable_metadata()->mutable_labels()->erase(
+          "topology.kubernetes.io/zone");
+    }
+    EXPECT_EQ(Drifted(c), "") << k;
+  }
+}
+
 // The same NodeClaim an hour old or younger is not checked yet.
 TEST(KarpenterDriftConditionTest, InstanceTypesAreNotCheckedInTheFirstHour) {
   Cluster c;
@@ -578,6 +607,20 @@ TEST(KarpenterExpirationControllerTest, RequeuesUntilTheExpiry) {
   EXPECT_EQ(e->action(), "requeue");
   EXPECT_EQ(e->requeue_after(), "1m40s");
   EXPECT_EQ(e->expires_at(), "2026-12-02T10:01:40Z");
+}
+
+// The controller reconciles NodeClaims, Node or not: one that never
+// registered expires all the same.
+TEST(KarpenterExpirationControllerTest, ANodeClaimWithoutANodeExpires) {
+  Cluster c;
+  c.NodePool("default");
+  c.Node("n1", "default", {.created = "2026-12-02T09:59:00Z"});
+  c.ClaimOf("n1").mutable_spec()->set_expire_after("30s");
+  c.request().clear_nodes();
+  v1::DisruptResponse r = c.Disrupt();
+  const v1::Expiration* e = ExpirationOf(r, "n1-claim");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->action(), "delete");
 }
 
 // "shouldn't expire the same NodeClaim multiple times": once deleting, an
