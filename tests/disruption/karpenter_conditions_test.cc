@@ -108,7 +108,7 @@ TEST(KarpenterDriftConditionTest, StaleInstanceTypesDriftAfterAnHour) {
 // offering out of capacity, or a NodeClaim without a zone label, is no
 // instance-type drift.
 TEST(KarpenterDriftConditionTest, UnavailableOfferingsAndMissingZonesMatch) {
-  for (const std::string& k : {"unavailable", "ice", "no zone"}) {
+  for (const std::string k : {"unavailable", "ice", "no zone"}) {
     Cluster c;
     c.NodePool("default");
     c.Node("n1", "default", {.created = kTwoHoursAgo});

@@ -157,6 +157,18 @@ TEST(KarpenterTerminationTest, PodsToleratingTheDisruptedTaintAreNotEvicted) {
   }
 }
 
+// The same rule (podutil.ToleratesDisruptedNoScheduleTaint) with a
+// toleration of every taint (operator Exists, no key, no effect): such a pod
+// is neither evicted nor waited for.
+TEST(KarpenterTerminationTest, PodsToleratingEverythingAreNotEvicted) {
+  Terminating t;
+  t.c.Pod("evict", "n1");
+  Tolerate(t.c.Pod("skip", "n1"), "", "Exists", "");
+  v1::Drain d = t.Drain();
+  EXPECT_THAT(d.evict(), ElementsAre("default/evict"));
+  EXPECT_THAT(WaitingPods(d), IsEmpty());
+}
+
 // "should evict pods that tolerate the node.kubernetes.io/unschedulable
 // taint".
 TEST(KarpenterTerminationTest, PodsToleratingUnschedulableAreEvicted) {
