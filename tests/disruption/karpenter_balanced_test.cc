@@ -105,5 +105,37 @@ TEST(KarpenterBalancedTest, EmptyNodesGoFirstUnderABudgetOfOne) {
   EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("empty"));
 }
 
+// balanced_adversarial_test.go, "should use source pricing that ignores
+// availability": a running node costs its own offering's price even when
+// that offering can no longer launch (unavailable, or out of capacity).
+TEST(KarpenterBalancedTest,
+     ACandidateCostsItsOwnOfferingWhateverItsAvailability) {
+  for (bool ice : {false, true}) {
+    Cluster c;
+    BalancedPool(c);
+    for (v1::InstanceType& t :
+         *c.request().mutable_catalog()->mutable_instance_types()) {
+      if (t.name() != "size-16") continue;
+      for (v1::Offering& o : *t.mutable_offerings()) {
+        if (o.zone() == "test-zone-1" && o.capacity_type() == "on-demand") {
+          if (!ice) o.set_available(false);
+        }
+      }
+    }
+    if (ice) {
+      v1::UnavailableOffering* u = c.request().add_unavailable_offerings();
+      u->set_instance_type("size-16");
+      u->set_zone("test-zone-1");
+      u->set_capacity_type("on-demand");
+    }
+    c.Node("big", "default", {.type = "size-16"});
+    c.Pod("p", "big", "500m");
+    v1::DisruptResponse r = c.Disrupt();
+    const v1::NodeCandidacy* big = Candidacy(r, "big");
+    ASSERT_NE(big, nullptr);
+    EXPECT_DOUBLE_EQ(big->price(), FakePrice(16, 32)) << ice;
+  }
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
