@@ -54,13 +54,7 @@ TEST(KarpenterBalancedTest, ApprovesReplacingAnOversizedNode) {
 // offers nothing cheaper.
 TEST(KarpenterBalancedTest, LeavesAWellPackedNodeOfTheCheapestType) {
   Cluster c;
-  v1::NodePool& np = BalancedPool(c);
-  v1::NodeSelectorRequirement* ct = np.mutable_spec()
-                                        ->mutable_template_()
-                                        ->mutable_spec()
-                                        ->mutable_requirements(0);
-  ct->clear_values();
-  ct->add_values("on-demand");
+  OnDemandOnly(BalancedPool(c));
   c.Node("packed", "default", {.type = "size-1"});
   c.Pod("a", "packed", "450m");
   c.Pod("b", "packed", "450m");

@@ -69,7 +69,7 @@ TEST(KarpenterDriftConditionTest, DetectsProviderDrift) {
   Cluster c;
   c.NodePool("default");
   c.Node("n1", "default");
-  (*c.request().mutable_provider_drifted())["n1-claim"] = "drifted";
+  ProviderDrift(c, "n1", "drifted");
   EXPECT_EQ(Drifted(c), "drifted");
 }
 
@@ -150,7 +150,7 @@ TEST(KarpenterDriftConditionTest, StaticDriftComesBeforeProviderDrift) {
   auto& a = *c.ClaimOf("n1").mutable_metadata()->mutable_annotations();
   a[kHashKey] = "test-123";
   a[kHashVersionKey] = "v3";
-  (*c.request().mutable_provider_drifted())["n1-claim"] = "drifted";
+  ProviderDrift(c, "n1", "drifted");
   EXPECT_EQ(Drifted(c), "NodePoolDrifted");
 }
 
@@ -165,7 +165,7 @@ TEST(KarpenterDriftConditionTest, RequirementDriftComesBeforeProviderDrift) {
   r->set_key("node.kubernetes.io/instance-type");
   r->set_operator_("DoesNotExist");
   c.Node("n1", "default");
-  (*c.request().mutable_provider_drifted())["n1-claim"] = "drifted";
+  ProviderDrift(c, "n1", "drifted");
   EXPECT_EQ(Drifted(c), "RequirementsDrifted");
 }
 
@@ -178,7 +178,7 @@ TEST(KarpenterDriftConditionTest, NoDriftConditionUnlessLaunched) {
     c.Node("n1", "default");
     SetCondition(c.ClaimOf("n1"), "Drifted", "True");
     SetCondition(c.ClaimOf("n1"), "Launched", launched);
-    (*c.request().mutable_provider_drifted())["n1-claim"] = "drifted";
+    ProviderDrift(c, "n1", "drifted");
     v1::DisruptResponse r = c.Disrupt();
     EXPECT_EQ(Conditions(r, "n1-claim").drifted().status(), "") << launched;
   }
@@ -189,7 +189,7 @@ TEST(KarpenterDriftConditionTest, NoDriftWithoutTheNodePool) {
   Cluster c;
   c.NodePool("other");
   c.Node("n1", "default");
-  (*c.request().mutable_provider_drifted())["n1-claim"] = "drifted";
+  ProviderDrift(c, "n1", "drifted");
   v1::DisruptResponse r = c.Disrupt();
   EXPECT_EQ(Conditions(r, "n1-claim").drifted().status(), "");
 }

@@ -20,46 +20,30 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// Only on-demand capacity (the fixture's spot offerings are cheaper than
-// on-demand, which Karpenter's fake provider's are not), consolidateAfter 0s
-// and a 100% budget, as the suite's BeforeEach makes its NodePool.
+// The suite's BeforeEach NodePool: on-demand only (see OnDemandOnly),
+// consolidateAfter 0s and a 100% budget.
 v1::NodePool& SuitePool(Cluster& c, const std::string& name,
                         const std::string& budget = "100%") {
-  v1::NodePool& np = c.NodePool(name);
-  v1::NodeSelectorRequirement* ct = np.mutable_spec()
-                                        ->mutable_template_()
-                                        ->mutable_spec()
-                                        ->mutable_requirements(0);
-  ct->clear_values();
-  ct->add_values("on-demand");
+  v1::NodePool& np = OnDemandOnly(c.NodePool(name));
   np.mutable_spec()->mutable_disruption()->set_consolidate_after("0s");
   np.mutable_spec()->mutable_disruption()->clear_budgets();
   np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes(budget);
   return np;
 }
 
+// The Delete context's two cheapest nodes: n0 with two pods, n1 with one.
+void TwoCheapNodes(Cluster& c, const std::string& pool = "default") {
+  c.Node("n0", pool, {.type = "size-1"});
+  c.Node("n1", pool, {.type = "size-1"});
+  c.Pod("a", "n0", "100m");
+  c.Pod("b", "n0", "100m");
+  c.Pod("c", "n1", "100m");
+}
+
 int CommandNodes(const v1::DisruptResponse& r) {
   int n = 0;
   for (const v1::DisruptionCommand& c : r.commands()) n += c.candidates_size();
   return n;
-}
-
-// Runs passes until one produces nothing, marking each command's nodes for
-// deletion; returns how many nodes were taken.
-int DisruptUntilQuiet(Cluster& c, int max_passes = 20) {
-  int taken = 0;
-  for (int i = 0; i < max_passes; ++i) {
-    v1::DisruptResponse r = c.Disrupt();
-    if (r.commands_size() == 0) return taken;
-    for (const v1::DisruptionCommand& cmd : r.commands()) {
-      for (const v1::CommandCandidate& x : cmd.candidates()) {
-        c.request().add_marked_for_deletion(x.node());
-        ++taken;
-      }
-    }
-  }
-  ADD_FAILURE() << "still disrupting after " << max_passes << " passes";
-  return taken;
 }
 
 // Context "Budgets", "should allow 2 nodes from each nodePool to be
@@ -113,7 +97,11 @@ TEST(KarpenterConsolidationBudgetsTest, ThreeOfTenDeletedUnderThirtyPercent) {
     c.Node(node, "default", {.type = "size-16"});
     c.Pod(absl::StrCat("p", n), node, "7");
   }
-  EXPECT_EQ(DisruptUntilQuiet(c), 3);
+  int taken = 0;
+  for (const v1::DisruptionCommand& cmd : PassesUntilQuiet(c)) {
+    taken += cmd.candidates_size();
+  }
+  EXPECT_EQ(taken, 3);
 }
 
 // Context "Delete", "should not consolidate pods onto a destination node
@@ -126,11 +114,7 @@ TEST(KarpenterConsolidationTest, NoMoveOntoADestinationUnderConsolidateAfter) {
       .mutable_spec()
       ->mutable_disruption()
       ->set_consolidate_after("1m");
-  c.Node("n0", "default", {.type = "size-1"});
-  c.Node("n1", "default", {.type = "size-1"});
-  c.Pod("a", "n0", "100m");
-  c.Pod("b", "n0", "100m");
-  c.Pod("c", "n1", "100m");
+  TwoCheapNodes(c);
   c.ClaimOf("n0").mutable_status()->set_last_pod_event_time(
       "2026-12-02T09:59:30Z");
   v1::DisruptResponse r = c.Disrupt();
@@ -200,11 +184,7 @@ TEST(KarpenterConsolidationTest, AnInvalidNodePoolDoesNotStopDisruption) {
       ->mutable_node_class_ref()
       ->set_name("non-existent");
   SuitePool(c, "default");
-  c.Node("n0", "default", {.type = "size-1"});
-  c.Node("n1", "default", {.type = "size-1"});
-  c.Pod("a", "n0", "100m");
-  c.Pod("b", "n0", "100m");
-  c.Pod("c", "n1", "100m");
+  TwoCheapNodes(c);
   v1::DisruptResponse r = c.Disrupt();
   ASSERT_EQ(r.commands_size(), 1);
   EXPECT_EQ(r.commands(0).decision(), "delete");

@@ -20,10 +20,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-void Drift(Cluster& c, const std::string& node) {
-  (*c.request().mutable_provider_drifted())[node + "-claim"] = "AMIDrifted";
-}
-
 // The suite's NodePool: consolidateAfter 1h, a 100% budget. Its nodes are
 // initialized as the test starts (created at kNow), so none is
 // consolidatable: emptiness and consolidation stay out of the way.
@@ -36,25 +32,6 @@ v1::NodePool& DriftPool(Cluster& c, const std::string& name,
   return np;
 }
 
-// Passes until one produces nothing; every command's nodes are marked for
-// deletion. Returns the commands.
-std::vector<v1::DisruptionCommand> PassesUntilQuiet(Cluster& c,
-                                                    int max_passes = 40) {
-  std::vector<v1::DisruptionCommand> out;
-  for (int i = 0; i < max_passes; ++i) {
-    v1::DisruptResponse r = c.Disrupt();
-    if (r.commands_size() == 0) return out;
-    for (const v1::DisruptionCommand& cmd : r.commands()) {
-      out.push_back(cmd);
-      for (const v1::CommandCandidate& x : cmd.candidates()) {
-        c.request().add_marked_for_deletion(x.node());
-      }
-    }
-  }
-  ADD_FAILURE() << "still disrupting after " << max_passes << " passes";
-  return out;
-}
-
 // Context "Budgets", "should disrupt 3 nodes, taking into account commands in
 // progress": ten nodes under 30%, five drifted with a pod each; however many
 // passes run, three go, one per command.
@@ -65,7 +42,7 @@ TEST(KarpenterDriftBudgetsTest, ThreeOfFiveDriftedUnderThirtyPercent) {
     const std::string n = absl::StrCat("n", i);
     c.Node(n, "default", {.type = "size-16", .created = kNow});
     if (i < 5) {
-      Drift(c, n);
+      ProviderDrift(c, n);
       c.Pod(absl::StrCat("p", i), n, "1");
     }
   }
@@ -91,7 +68,7 @@ TEST(KarpenterDriftBudgetsTest, OneNodePerNodePoolUnderABudgetOfOne) {
     for (int n = 0; n < 3; ++n) {
       const std::string node = absl::StrCat(pool, "-n", n);
       c.Node(node, pool, {.type = "size-16"});
-      Drift(c, node);
+      ProviderDrift(c, node);
       if (n < 2) c.Pod(absl::StrCat(node, "-p"), node, "1");
     }
   }
@@ -119,7 +96,7 @@ TEST(KarpenterDriftTest, AnInvalidDoNotDisruptValueDoesNotBlock) {
   (*p.mutable_metadata()
         ->mutable_annotations())["karpenter.sh/do-not-disrupt"] =
       "invalid-format";
-  Drift(c, "drifted");
+  ProviderDrift(c, "drifted");
   v1::DisruptResponse r = c.Disrupt();
   ASSERT_EQ(r.commands_size(), 1);
   EXPECT_EQ(r.method(), "drift");
@@ -136,7 +113,7 @@ TEST(KarpenterDriftTest, DriftWaitsForTheLongestDoNotDisruptDuration) {
   Cluster c;
   DriftPool(c, "default");
   c.Node("n1", "default", {.type = "size-16"});
-  Drift(c, "n1");
+  ProviderDrift(c, "n1");
   for (const auto& [name, duration] :
        std::vector<std::pair<std::string, std::string>>{{"p1", "1m"},
                                                         {"p2", "3m"}}) {
@@ -168,7 +145,7 @@ TEST(KarpenterDriftTest, AnEmptyDriftedNodeGoesWithConsolidationDisabled) {
       ->mutable_disruption()
       ->set_consolidate_after("Never");
   c.Node("n1", "default", {.type = "size-16"});
-  Drift(c, "n1");
+  ProviderDrift(c, "n1");
   v1::DisruptResponse r = c.Disrupt();
   ASSERT_EQ(r.commands_size(), 1);
   EXPECT_EQ(r.method(), "drift");
@@ -183,7 +160,7 @@ TEST(KarpenterDriftTest, StaticNodePoolsAreNoDriftCandidates) {
   c.NodePool("static").mutable_spec()->set_replicas(2);
   for (const char* n : {"s0", "s1"}) {
     c.Node(n, "static");
-    Drift(c, n);
+    ProviderDrift(c, n);
   }
   v1::DisruptResponse r = c.Disrupt();
   EXPECT_NE(r.method(), "drift");
@@ -211,7 +188,7 @@ v1::NodePool& StaticPool(Cluster& c, int replicas, const std::string& limit,
   for (int i = 0; i < nodes; ++i) {
     const std::string n = absl::StrCat("s", i);
     c.Node(n, "static", {.type = "size-16"});
-    Drift(c, n);
+    ProviderDrift(c, n);
   }
   return np;
 }

@@ -92,6 +92,14 @@ void OwnedByDaemonSet(v1::Pod& p, const std::string& ds) {
   o->set_name(ds);
 }
 
+// A pod on n1 of the system-node-critical or system-cluster-critical class.
+v1::Pod& CriticalPod(Cluster& c, const std::string& name,
+                     const std::string& priority_class) {
+  v1::Pod& p = c.Pod(name, "n1");
+  p.mutable_spec()->set_priority_class_name(priority_class);
+  return p;
+}
+
 void Tolerate(v1::Pod& p, const std::string& key, const std::string& op,
               const std::string& effect) {
   v1::Toleration* t = p.mutable_spec()->add_tolerations();
@@ -227,18 +235,13 @@ TEST(KarpenterTerminationTest, EvictsGroupByGroupWaitingForEachToBeDeleted) {
   Terminating t;
   t.c.Pod("evict", "n1");
   OwnedByDaemonSet(t.c.Pod("ds-evict", "n1"), "ds");
-  t.c.Pod("node-critical", "n1")
-      .mutable_spec()
-      ->set_priority_class_name("system-node-critical");
-  t.c.Pod("cluster-critical", "n1")
-      .mutable_spec()
-      ->set_priority_class_name("system-cluster-critical");
-  v1::Pod& dnc = t.c.Pod("ds-node-critical", "n1");
-  OwnedByDaemonSet(dnc, "ds-nc");
-  dnc.mutable_spec()->set_priority_class_name("system-node-critical");
-  v1::Pod& dcc = t.c.Pod("ds-cluster-critical", "n1");
-  OwnedByDaemonSet(dcc, "ds-cc");
-  dcc.mutable_spec()->set_priority_class_name("system-cluster-critical");
+  CriticalPod(t.c, "node-critical", "system-node-critical");
+  CriticalPod(t.c, "cluster-critical", "system-cluster-critical");
+  OwnedByDaemonSet(CriticalPod(t.c, "ds-node-critical", "system-node-critical"),
+                   "ds-nc");
+  OwnedByDaemonSet(
+      CriticalPod(t.c, "ds-cluster-critical", "system-cluster-critical"),
+      "ds-cc");
 
   const std::vector<std::vector<std::string>> groups = {
       {"evict"},
@@ -279,12 +282,8 @@ TEST(KarpenterTerminationTest, EvictsGroupByGroupWaitingForEachToBeDeleted) {
 TEST(KarpenterTerminationTest, EvictsNonCriticalPodsFirst) {
   Terminating t;
   t.c.Pod("evict", "n1");
-  t.c.Pod("node-critical", "n1")
-      .mutable_spec()
-      ->set_priority_class_name("system-node-critical");
-  t.c.Pod("cluster-critical", "n1")
-      .mutable_spec()
-      ->set_priority_class_name("system-cluster-critical");
+  CriticalPod(t.c, "node-critical", "system-node-critical");
+  CriticalPod(t.c, "cluster-critical", "system-cluster-critical");
   v1::Drain d = t.Drain();
   EXPECT_THAT(d.evict(), ElementsAre("default/evict"));
   EXPECT_THAT(WaitingPods(d), UnorderedElementsAre("default/node-critical",
