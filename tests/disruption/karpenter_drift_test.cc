@@ -7,7 +7,9 @@
 // (`markedForDeletion`) and run the next pass.
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -240,6 +242,46 @@ TEST(KarpenterStaticDriftLimitsTest, NoDriftWhileOverscaled) {
   Cluster zero;
   StaticPool(zero, 0, "", 1);
   EXPECT_EQ(zero.Disrupt().commands_size(), 0);
+}
+
+// Context "Multiple NodePools", "should handle drift for multiple static
+// NodePools independently": three static NodePools of two drifted nodes
+// (replicas 3, 2 and 2; the second capped at two nodes): two replacements
+// each in the first and third, none in the second.
+TEST(KarpenterStaticDriftLimitsTest, NodePoolsDriftIndependently) {
+  Cluster c;
+  for (const auto& [pool, replicas, limit] :
+       std::vector<std::tuple<std::string, int, std::string>>{
+           {"nodepool-1", 3, ""},
+           {"nodepool-2", 2, "2"},
+           {"nodepool-3", 2, ""}}) {
+    v1::NodePool& np = c.NodePool(pool);
+    np.mutable_spec()->set_replicas(replicas);
+    np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes("100%");
+    if (!limit.empty()) (*np.mutable_spec()->mutable_limits())["nodes"] = limit;
+    for (int i = 0; i < 2; ++i) {
+      const std::string n = absl::StrCat(pool, "-", i);
+      c.Node(n, pool, {.type = "size-16"});
+      ProviderDrift(c, n);
+    }
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.method(), "static-drift");
+  std::map<std::string, int> per_pool;
+  for (const v1::DisruptionCommand& cmd : r.commands()) {
+    ASSERT_EQ(cmd.candidates_size(), 1);
+    ++per_pool[cmd.candidates(0).node_pool()];
+  }
+  EXPECT_THAT(per_pool,
+              ElementsAre(std::pair<const std::string, int>("nodepool-1", 2),
+                          std::pair<const std::string, int>("nodepool-3", 2)));
+  for (const char* pool : {"nodepool-1", "nodepool-2", "nodepool-3"}) {
+    for (const v1::BudgetAllowance& b : r.budgets()) {
+      if (b.node_pool() == pool && b.reason() == "Drifted") {
+        EXPECT_EQ(b.allowed(), 2) << pool;
+      }
+    }
+  }
 }
 
 }  // namespace
