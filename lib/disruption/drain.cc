@@ -57,6 +57,16 @@ DrainResult ComputeDrains(const ClusterView& view) {
       continue;
     }
     if (!n.managed && !n.has_pool_label) continue;
+    // The controller finalizes only Nodes that carry its finalizer. A Node
+    // listed without finalizers is taken to carry it (it could not still
+    // exist otherwise, and requests often omit them); one whose finalizers
+    // are all someone else's is not Karpenter's to drain.
+    const auto& finalizers = n.node->metadata().finalizers();
+    if (!finalizers.empty() &&
+        std::find(finalizers.begin(), finalizers.end(),
+                  labels::kTerminationFinalizer) == finalizers.end()) {
+      continue;
+    }
     v1::Drain d;
     d.set_node(n.name);
     // The termination controller looks the NodeClaim up by the Node's

@@ -131,6 +131,24 @@ TEST(KarpenterTerminationTest, ANodeWithoutNodeClaimIsRemoved) {
   EXPECT_TRUE(r.drains(0).node_removed());
 }
 
+// termination/controller.go's finalize acts only on Nodes carrying
+// karpenter.sh/termination (the suite's BeforeEach gives every Node that
+// finalizer): a Node held by someone else's finalizer alone is not drained.
+TEST(KarpenterTerminationTest, OnlyNodesWithTheTerminationFinalizerAreDrained) {
+  for (bool ours : {true, false}) {
+    Terminating t;
+    v1::ObjectMeta& m = *t.c.request().mutable_nodes(0)->mutable_metadata();
+    m.add_finalizers("example.com/protect");
+    if (ours) m.add_finalizers("karpenter.sh/termination");
+    t.c.Pod("p", "n1");
+    v1::DisruptResponse r = t.c.Disrupt();
+    ASSERT_EQ(r.drains_size(), ours ? 1 : 0) << ours;
+    if (ours) {
+      EXPECT_THAT(r.drains(0).evict(), ElementsAre("default/p"));
+    }
+  }
+}
+
 // "should delete nodes with duplicate nodeclaims": two NodeClaims with the
 // Node's provider ID are no single source of truth; the Node is drained as if
 // it had none, so no Drained condition is waited for.
