@@ -405,5 +405,23 @@ TEST(KarpenterConsolidationTest, ReplacesANodeWithALocalVolume) {
   EXPECT_EQ(r.commands(0).replacements_size(), 1);
 }
 
+// Context "Parallelization", "should not consolidate a node that is launched
+// for pods on a deleting node": five 1-cpu pods got a new node while the old
+// one was being deleted; two are bound to it and three still pending, no
+// longer nominated. Consolidation counts the pending pods too, so the new
+// node (just big enough for all five) is neither deleted nor replaced.
+TEST(KarpenterConsolidationTest, KeepsANodeLaunchedForPodsOfADeletingNode) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("old", "default", {.type = "size-8"});
+  c.request().add_marked_for_deletion("old");
+  c.Node("new", "default", {.type = "size-8", .created = kNow});
+  c.Pod("p0", "new", "1");
+  c.Pod("p1", "new", "1");
+  for (const char* p : {"p2", "p3", "p4"}) c.Pod(p, "", "1");
+  v1::DisruptResponse r = c.Disrupt();
+  EXPECT_EQ(r.commands_size(), 0) << r.method();
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
