@@ -423,5 +423,115 @@ TEST(KarpenterConsolidationTest, KeepsANodeLaunchedForPodsOfADeletingNode) {
   EXPECT_EQ(r.commands_size(), 0) << r.method();
 }
 
+// Context "TTL" (the real validator): a command re-validated after the wait
+// against the cluster as it then is, through ValidateCommand. The wait's
+// timing is not modelled; its outcome is.
+v1::ValidateCommandResponse ValidateLater(
+    const v1::DisruptionCommand& cmd, Cluster& later,
+    const std::string& when = "2026-12-02T10:00:15Z") {
+  later.request().set_now(when);
+  v1::ValidateCommandRequest v;
+  *v.mutable_command() = cmd;
+  *v.mutable_request() = later.request();
+  absl::StatusOr<v1::ValidateCommandResponse> got =
+      nodeplan::ValidateCommand(v);
+  EXPECT_TRUE(got.ok()) << got.status();
+  return got.value_or(v1::ValidateCommandResponse());
+}
+
+// A pod that lands on the candidate during the wait: with do-not-disrupt,
+// or selected by a blocking PDB (maxUnavailable 0).
+void LandProtectedPod(Cluster& c, const std::string& node,
+                      const std::string& name, bool pdb) {
+  v1::Pod& p = c.Pod(name, node, "100m");
+  if (pdb) {
+    (*p.mutable_metadata()->mutable_labels())["app"] = "protected";
+    c.Pdb("pdb-" + name, "protected", 0)
+        .mutable_spec()
+        ->set_max_unavailable("0");
+  } else {
+    (*p.mutable_metadata()
+          ->mutable_annotations())["karpenter.sh/do-not-disrupt"] = "true";
+  }
+}
+
+// "should not replace node if a pod schedules with karpenter.sh/do-not-disrupt
+// set to true during the TTL wait" and "... with a blocking PDB during the
+// TTL wait".
+TEST(KarpenterValidationTest, AProtectedPodArrivingDuringTheWaitStopsAReplace) {
+  for (bool pdb : {false, true}) {
+    Cluster c;
+    SuitePool(c, "default");
+    c.Node("big", "default", {.type = "size-16"});
+    c.Pod("p", "big", "100m");
+    v1::DisruptResponse r = c.Disrupt();
+    ASSERT_EQ(r.commands_size(), 1) << pdb;
+    ASSERT_EQ(r.commands(0).decision(), "replace") << pdb;
+    Cluster later = c;
+    LandProtectedPod(later, "big", "late", pdb);
+    v1::ValidateCommandResponse got = ValidateLater(r.commands(0), later);
+    EXPECT_FALSE(got.valid()) << pdb;
+    EXPECT_EQ(got.reason(), "1 candidates are no longer valid") << pdb;
+  }
+}
+
+// "should not delete node if pods schedule with karpenter.sh/do-not-disrupt
+// set to true during the TTL wait" and "... with a blocking PDB during the
+// TTL wait": two expensive nodes with a pod each merge by deleting one;
+// protected pods land on both.
+TEST(KarpenterValidationTest, ProtectedPodsArrivingDuringTheWaitStopADelete) {
+  for (bool pdb : {false, true}) {
+    Cluster c;
+    SuitePool(c, "default");
+    c.Node("n0", "default", {.type = "size-16"});
+    c.Node("n1", "default", {.type = "size-16"});
+    c.Pod("p0", "n0", "100m");
+    c.Pod("p1", "n1", "100m");
+    v1::DisruptResponse r = c.Disrupt();
+    ASSERT_EQ(r.commands_size(), 1) << pdb;
+    Cluster later = c;
+    LandProtectedPod(later, "n0", "late0", pdb);
+    LandProtectedPod(later, "n1", "late1", pdb);
+    v1::ValidateCommandResponse got = ValidateLater(r.commands(0), later);
+    EXPECT_FALSE(got.valid()) << pdb << " " << r.commands(0).decision();
+    EXPECT_THAT(got.reason(), ::testing::HasSubstr("no longer valid")) << pdb;
+  }
+}
+
+// "should not consolidate if the action picks different instance types after
+// the node TTL wait": a second pod on the replaced node changes what the
+// replacement could be.
+TEST(KarpenterValidationTest, ANewPodThatChangesTheReplacementStopsIt) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("big", "default", {.type = "size-16"});
+  c.Pod("p", "big", "1");
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  ASSERT_EQ(r.commands(0).decision(), "replace");
+  Cluster later = c;
+  later.Pod("p2", "big", "1");
+  v1::ValidateCommandResponse got = ValidateLater(r.commands(0), later);
+  EXPECT_FALSE(got.valid());
+  EXPECT_EQ(got.reason(), "scheduling simulation produced new results");
+}
+
+// "should not consolidate if the action becomes invalid during the node TTL
+// wait": an empty node's emptiness command, after a do-not-disrupt pod bound
+// to it, has nothing left to delete.
+TEST(KarpenterValidationTest, AnEmptyNodeThatGetsAProtectedPodStays) {
+  Cluster c;
+  SuitePool(c, "default");
+  c.Node("n0", "default", {.type = "size-16"});
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1);
+  ASSERT_EQ(r.method(), "emptiness");
+  Cluster later = c;
+  LandProtectedPod(later, "n0", "late", /*pdb=*/false);
+  v1::ValidateCommandResponse got = ValidateLater(r.commands(0), later);
+  EXPECT_FALSE(got.valid());
+  EXPECT_EQ(got.reason(), "1 candidates are no longer valid");
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
