@@ -26,6 +26,19 @@ int Tier(const PodView& pod) {
   return (IsCritical(*pod.pod) ? 2 : 0) + (pod.facts.daemon_set ? 1 : 0);
 }
 
+// Karpenter's MinDrainTime: how long a drain stays open after it starts,
+// for pods the scheduler bound before it saw the disrupted taint.
+constexpr absl::Duration kMinDrainTime = absl::Seconds(5);
+
+int ClaimsWithProviderId(const ClusterView& view, absl::string_view id) {
+  if (id.empty()) return 0;
+  int count = 0;
+  for (const v1::NodeClaim& c : view.request().node_claims()) {
+    if (c.status().provider_id() == id) ++count;
+  }
+  return count;
+}
+
 std::optional<absl::Time> Parse(absl::string_view text) {
   if (text.empty()) return std::nullopt;
   absl::StatusOr<absl::Time> t = ParseTimestamp(text, "");
@@ -44,30 +57,46 @@ DrainResult ComputeDrains(const ClusterView& view) {
       continue;
     }
     if (!n.managed && !n.has_pool_label) continue;
+    // The controller finalizes only Nodes that carry its finalizer. A Node
+    // listed without finalizers is taken to carry it (it could not still
+    // exist otherwise, and requests often omit them); one whose finalizers
+    // are all someone else's is not Karpenter's to drain.
+    const auto& finalizers = n.node->metadata().finalizers();
+    if (!finalizers.empty() &&
+        std::find(finalizers.begin(), finalizers.end(),
+                  labels::kTerminationFinalizer) == finalizers.end()) {
+      continue;
+    }
     v1::Drain d;
     d.set_node(n.name);
+    // The termination controller looks the NodeClaim up by the Node's
+    // provider ID; when several NodeClaims carry it, it drains as if there
+    // were none (no termination time, no minimum drain time).
+    const v1::NodeClaim* claim =
+        ClaimsWithProviderId(view, n.node->spec().provider_id()) > 1 ? nullptr
+                                                                     : n.claim;
     // The termination time: the NodeClaim's annotation, or (the lifecycle
     // controller writes it on deletion) deletionTimestamp +
     // terminationGracePeriod.
     std::optional<absl::Time> termination;
-    if (n.claim != nullptr) {
-      d.set_node_claim(n.claim->metadata().name());
-      auto it = n.claim->metadata().annotations().find(
+    if (claim != nullptr) {
+      d.set_node_claim(claim->metadata().name());
+      auto it = claim->metadata().annotations().find(
           std::string(labels::kNodeClaimTerminationTimestamp));
-      if (it != n.claim->metadata().annotations().end()) {
+      if (it != claim->metadata().annotations().end()) {
         termination = Parse(it->second);
         d.set_termination_timestamp(it->second);
-      } else if (!n.claim->spec().termination_grace_period().empty()) {
+      } else if (!claim->spec().termination_grace_period().empty()) {
         absl::StatusOr<int64_t> tgp =
-            ParseDuration(n.claim->spec().termination_grace_period());
+            ParseDuration(claim->spec().termination_grace_period());
         if (tgp.ok() && *tgp != kNeverDuration) {
           std::optional<absl::Time> deleted =
-              Parse(n.claim->metadata().deletion_timestamp());
+              Parse(claim->metadata().deletion_timestamp());
           termination = deleted.value_or(now) + absl::Nanoseconds(*tgp);
           d.set_termination_timestamp(FormatTimestamp(*termination));
           v1::AnnotationWrite w;
           w.set_kind("NodeClaim");
-          w.set_name(n.claim->metadata().name());
+          w.set_name(claim->metadata().name());
           w.set_key(std::string(labels::kNodeClaimTerminationTimestamp));
           w.set_value(d.termination_timestamp());
           result.annotations.push_back(std::move(w));
@@ -147,6 +176,12 @@ DrainResult ComputeDrains(const ClusterView& view) {
         wait("pod has \"karpenter.sh/do-not-disrupt\" annotation");
         continue;
       }
+      // The eviction API refuses a pod that several PDBs select whatever
+      // they allow, and Karpenter reports it in its own words.
+      if (view.pdbs().Matching(pod, view.pods()[p].labels).size() > 1) {
+        wait("eviction does not support multiple PDBs");
+        continue;
+      }
       std::string refused = budget.Admit(pod, view.pods()[p].labels);
       if (!refused.empty()) {
         wait(absl::StrCat(
@@ -155,7 +190,28 @@ DrainResult ComputeDrains(const ClusterView& view) {
       }
       d.add_evict(std::string(key));
     }
-    d.set_node_removed(waiting.empty());
+    // awaitDrain finishes only once the NodeClaim's Drained condition has
+    // been Unknown for the minimum drain time: a NodeClaim without the
+    // condition gets it (Unknown, now) in this pass, so it is not done yet.
+    bool min_drain_time_passed = true;
+    if (claim != nullptr) {
+      const v1::Condition* drained = FindCondition(*claim, "Drained");
+      if (drained == nullptr) {
+        min_drain_time_passed = false;
+      } else if (drained->status() == "Unknown") {
+        std::optional<absl::Time> since =
+            Parse(drained->last_transition_time());
+        const absl::Time done = since.value_or(now) + kMinDrainTime;
+        if (now - since.value_or(now) < kMinDrainTime) {
+          min_drain_time_passed = false;
+          if (waiting.empty() && (!result.next_deadline.has_value() ||
+                                  done < *result.next_deadline)) {
+            result.next_deadline = done;
+          }
+        }
+      }
+    }
+    d.set_node_removed(waiting.empty() && min_drain_time_passed);
     result.drains.push_back(std::move(d));
   }
   std::sort(result.drains.begin(), result.drains.end(),

@@ -9,11 +9,15 @@
 // critical non-DaemonSet, critical DaemonSet), only the first non-empty tier
 // per pass, each eviction admitted while its PDB allows.
 //
-// A Node is taken as deleting when it has a deletionTimestamp (a Node
-// without Karpenter's termination finalizer would already be gone, so the
-// finalizer is not required here). Volume attachments and the instance's
+// A Node is taken as deleting when it has a deletionTimestamp; one that
+// lists finalizers, none of them Karpenter's termination finalizer, is left
+// alone (a Node listed without finalizers is taken to carry it: it would
+// already be gone otherwise). Volume attachments and the instance's
 // own termination are not modelled: nodeRemoved means nothing is left to
-// drain.
+// drain and the drain has been open (the NodeClaim's Drained condition
+// Unknown) for Karpenter's minimum drain time of five seconds. A Node whose
+// provider ID several NodeClaims carry is drained as one without NodeClaim,
+// as the controller does.
 
 #include <vector>
 

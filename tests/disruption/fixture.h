@@ -213,6 +213,45 @@ class Cluster {
   v1::DisruptRequest req_;
 };
 
+// Narrows the NodePool's capacity types (the fixture's first requirement) to
+// on-demand: the fixture's spot offerings are cheaper than on-demand, which
+// Karpenter's fake provider's are not.
+inline v1::NodePool& OnDemandOnly(v1::NodePool& np) {
+  v1::NodeSelectorRequirement* ct = np.mutable_spec()
+                                        ->mutable_template_()
+                                        ->mutable_spec()
+                                        ->mutable_requirements(0);
+  ct->clear_values();
+  ct->add_values("on-demand");
+  return np;
+}
+
+// The cloud provider reports `node`'s NodeClaim drifted.
+inline void ProviderDrift(Cluster& c, const std::string& node,
+                          const std::string& reason = "AMIDrifted") {
+  (*c.request().mutable_provider_drifted())[node + "-claim"] = reason;
+}
+
+// Runs passes until one produces no command, marking every command's nodes
+// for deletion (pods still bound) before the next, as Karpenter's queue
+// leaves the cluster; returns the commands in order.
+inline std::vector<v1::DisruptionCommand> PassesUntilQuiet(
+    Cluster& c, int max_passes = 40) {
+  std::vector<v1::DisruptionCommand> out;
+  for (int i = 0; i < max_passes; ++i) {
+    v1::DisruptResponse r = c.Disrupt();
+    if (r.commands_size() == 0) return out;
+    for (const v1::DisruptionCommand& cmd : r.commands()) {
+      out.push_back(cmd);
+      for (const v1::CommandCandidate& x : cmd.candidates()) {
+        c.request().add_marked_for_deletion(x.node());
+      }
+    }
+  }
+  ADD_FAILURE() << "still disrupting after " << max_passes << " passes";
+  return out;
+}
+
 // The command's candidate node names, in order.
 inline std::vector<std::string> CandidateNodes(const v1::DisruptionCommand& c) {
   std::vector<std::string> out;

@@ -42,14 +42,7 @@ void OwnedBy(v1::Pod& p, const std::string& api_version,
 // Only on-demand capacity: the fixture's spot offerings are cheaper than
 // on-demand, which Karpenter's fake provider's are not.
 v1::NodePool& OnDemandPool(Cluster& c, const std::string& name) {
-  v1::NodePool& np = c.NodePool(name);
-  v1::NodeSelectorRequirement* ct = np.mutable_spec()
-                                        ->mutable_template_()
-                                        ->mutable_spec()
-                                        ->mutable_requirements(0);
-  ct->clear_values();
-  ct->add_values("on-demand");
-  return np;
+  return OnDemandOnly(c.NodePool(name));
 }
 
 void SetBudget(v1::NodePool& np, const std::string& nodes) {
@@ -806,7 +799,7 @@ TEST(KarpenterSpotToSpotTest, ASpotNodeAmongTheCheapestStays) {
 // Drift (drift_test.go).
 
 void Drift(Cluster& c, const std::string& node, const std::string& since = "") {
-  (*c.request().mutable_provider_drifted())[node + "-claim"] = "AMIDrifted";
+  ProviderDrift(c, node);
   if (since.empty()) return;
   v1::Condition* d = c.ClaimOf(node).mutable_status()->add_conditions();
   d->set_type("Drifted");
