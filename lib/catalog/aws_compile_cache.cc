@@ -11,14 +11,13 @@
 // through the latter (CompiledCatalog keeps an Interner pointer), and every
 // id it hands out means the same text in both.
 
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/shared_lru.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/digest.h"
 
@@ -34,38 +33,11 @@ struct Entry {
   std::vector<std::string> new_keys, new_values;
 };
 
-class CompiledAwsCache {
- public:
-  static constexpr size_t kSize = 8;
-
-  static CompiledAwsCache& Get() {
-    // Process-wide, never destroyed (no destruction-order hazard).
-    static CompiledAwsCache* const cache = new CompiledAwsCache();
-    return *cache;
-  }
-
-  std::shared_ptr<const Entry> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->first != key) continue;
-      entries_.splice(entries_.begin(), entries_, it);
-      return entries_.front().second;
-    }
-    return nullptr;
-  }
-
-  void Put(std::string key, std::shared_ptr<const Entry> entry) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& e : entries_)
-      if (e.first == key) return;  // another caller filled it meanwhile
-    entries_.emplace_front(std::move(key), std::move(entry));
-    if (entries_.size() > kSize) entries_.pop_back();
-  }
-
- private:
-  std::mutex mu_;
-  std::list<std::pair<std::string, std::shared_ptr<const Entry>>> entries_;
-};
+// Process-wide, never destroyed (no destruction-order hazard).
+catalog::SharedLru<Entry>& Cache() {
+  static auto* const cache = new catalog::SharedLru<Entry>(8);
+  return *cache;
+}
 
 // Everything the compile reads, as bytes (length-prefixed parts, so that no
 // two inputs share a key).
@@ -121,7 +93,7 @@ std::shared_ptr<const CompiledCatalog> CatalogOf(std::shared_ptr<const Entry> e,
 absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalogCached(
     const v1::NodeClass* node_class, const CatalogCompileOptions& options,
     Interner& interner, AwsCatalogStats* stats) {
-  CompiledAwsCache& cache = CompiledAwsCache::Get();
+  catalog::SharedLru<Entry>& cache = Cache();
   std::string key = CacheKey(node_class, options, interner);
   if (std::shared_ptr<const Entry> hit = cache.Find(key)) {
     if (Replay(*hit, interner)) return CatalogOf(std::move(hit), stats);

@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "catalog/shared_lru.h"
 #include "nodeplan/catalog.h"
 #include "nodeplan/compiled_catalog.h"
 #include "nodeplan/digest.h"
@@ -170,64 +169,21 @@ size_t GroupOf(const std::vector<CatalogGroup>& groups,
 // the scheduler interner's strings and the resource dimensions at entry. An
 // entry keeps, besides the types, the strings and dimensions the translation
 // added, so that a hit replays them in the same order: the same ids, the
-// same bytes out. Bounded (kSize entries, least recently used evicted),
-// thread-safe (one mutex around the list; entries are immutable and shared).
-class AwsTypeCache {
- public:
-  struct Entry {
-    // Interned by the translation, in id order.
-    std::vector<std::string> new_keys, new_values;
-    std::vector<std::string> new_dims;  // added, in dimension order
-    std::vector<InstanceType> types;
-    // The index over `types`, for a snapshot whose only catalog this is.
-    std::shared_ptr<const RequirementsIndex> index;
-  };
-  static constexpr size_t kSize = 8;
-
-  static AwsTypeCache& Get() {
-    // Process-wide, never destroyed (no destruction-order hazard).
-    static AwsTypeCache* const cache = new AwsTypeCache();
-    return *cache;
-  }
-
-  std::shared_ptr<const Entry> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->first != key) continue;
-      entries_.splice(entries_.begin(), entries_, it);
-      ++stats_.hits;
-      return entries_.front().second;
-    }
-    ++stats_.misses;
-    return nullptr;
-  }
-
-  void Put(std::string key, std::shared_ptr<const Entry> entry) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& e : entries_)
-      if (e.first == key) return;  // another caller filled it meanwhile
-    entries_.emplace_front(std::move(key), std::move(entry));
-    if (entries_.size() > kSize) entries_.pop_back();
-  }
-
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_.clear();
-    stats_ = {};
-  }
-
-  AwsTypeCacheStats Stats() {
-    std::lock_guard<std::mutex> lock(mu_);
-    AwsTypeCacheStats s = stats_;
-    s.entries = static_cast<int64_t>(entries_.size());
-    return s;
-  }
-
- private:
-  std::mutex mu_;
-  std::list<std::pair<std::string, std::shared_ptr<const Entry>>> entries_;
-  AwsTypeCacheStats stats_;
+// same bytes out. Bounded, thread-safe and shared (catalog/shared_lru.h).
+struct AwsTypeCacheEntry {
+  // Interned by the translation, in id order.
+  std::vector<std::string> new_keys, new_values;
+  std::vector<std::string> new_dims;  // added, in dimension order
+  std::vector<InstanceType> types;
+  // The index over `types`, for a snapshot whose only catalog this is.
+  std::shared_ptr<const RequirementsIndex> index;
 };
+
+// Process-wide, never destroyed (no destruction-order hazard); 8 entries.
+catalog::SharedLru<AwsTypeCacheEntry>& AwsTypeCache() {
+  static auto* const cache = new catalog::SharedLru<AwsTypeCacheEntry>(8);
+  return *cache;
+}
 
 // The bitset index over the types' requirements. It borrows from one copy
 // of them kept beside it (the index's own copying constructor would copy
@@ -272,7 +228,7 @@ std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
 
 // Replays a cached translation onto `c`; false (nothing changed in the
 // types) if the interner or the dimensions would not give the cached ids.
-bool ReplayAwsTypes(const AwsTypeCache::Entry& e, Compiled& c) {
+bool ReplayAwsTypes(const AwsTypeCacheEntry& e, Compiled& c) {
   const LabelKeyId first_key = c.in.key_count();
   for (size_t i = 0; i < e.new_keys.size(); ++i)
     if (c.in.InternKey(e.new_keys[i]) != first_key + static_cast<LabelKeyId>(i))
@@ -379,9 +335,9 @@ absl::Status AppendInstanceTypes(
     const v1::ScheduleRequest& base, const CatalogGroup& g, Compiled& c,
     std::shared_ptr<const RequirementsIndex>* index) {
   if (!g.aws) return TranslateInstanceTypes(base, g, c);
-  AwsTypeCache& cache = AwsTypeCache::Get();
+  catalog::SharedLru<AwsTypeCacheEntry>& cache = AwsTypeCache();
   std::string key = AwsTypeCacheKey(base, g, c);
-  if (std::shared_ptr<const AwsTypeCache::Entry> hit = cache.Find(key)) {
+  if (std::shared_ptr<const AwsTypeCacheEntry> hit = cache.Find(key)) {
     if (ReplayAwsTypes(*hit, c)) {
       if (index != nullptr) *index = hit->index;
       return absl::OkStatus();
@@ -396,7 +352,7 @@ absl::Status AppendInstanceTypes(
   const size_t first_type = c.types.size();
   absl::Status st = TranslateInstanceTypes(base, g, c);
   if (!st.ok()) return st;
-  auto entry = std::make_shared<AwsTypeCache::Entry>();
+  auto entry = std::make_shared<AwsTypeCacheEntry>();
   for (LabelKeyId id = first_key; id < c.in.key_count(); ++id)
     entry->new_keys.emplace_back(c.in.KeyText(id));
   for (LabelValueId id = first_value; id < c.in.value_count(); ++id)
@@ -412,9 +368,12 @@ absl::Status AppendInstanceTypes(
 
 }  // namespace
 
-AwsTypeCacheStats GetAwsTypeCacheStats() { return AwsTypeCache::Get().Stats(); }
+AwsTypeCacheStats GetAwsTypeCacheStats() {
+  const auto s = AwsTypeCache().GetStats();
+  return {s.hits, s.misses, s.entries};
+}
 
-void ClearAwsTypeCache() { AwsTypeCache::Get().Clear(); }
+void ClearAwsTypeCache() { AwsTypeCache().Clear(); }
 
 absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
   validation::Workload workload;
