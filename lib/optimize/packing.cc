@@ -97,7 +97,8 @@ TypeSet CappedTypes(const scheduling::Compiled& c, int pool, int cap) {
 absl::Status Improve(const scheduling::Compiled& c,
                      const v1::ScheduleRequest& state,
                      const v1::ScheduleRequest& full, const PlanBound& bound,
-                     int budget, v1::ScheduleResponse* out) {
+                     int budget, const scheduling::DestinationGate* gate,
+                     v1::ScheduleResponse* out) {
   v1::PackingReport rep;
   rep.set_mode("Optimized");
   rep.set_karpenter_cost(out->cost());
@@ -123,7 +124,10 @@ absl::Status Improve(const scheduling::Compiled& c,
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
     v1::ScheduleResponse r;
-    if (!scheduling::Solve(*narrowed, state, &r).ok()) continue;
+    const absl::Status solved =
+        gate != nullptr ? scheduling::Solve(*narrowed, state, *gate, &r)
+                        : scheduling::Solve(*narrowed, state, &r);
+    if (!solved.ok()) continue;
     if (r.cost() >= best - 1e-9 || Unschedulable(r) != unsched) continue;
     best = r.cost();
     better.emplace_back(
@@ -152,8 +156,8 @@ absl::Status Improve(const scheduling::Compiled& c,
 
 absl::Status Finish(const scheduling::Compiled& c,
                     const v1::ScheduleRequest& state,
-                    const v1::ScheduleRequest* base,
-                    v1::ScheduleResponse* out) {
+                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
+                    const scheduling::DestinationGate* gate) {
   const auto& o = state.options();
   if (!o.packing().empty() && o.packing() != "Karpenter" &&
       o.packing() != "Optimized")
@@ -186,7 +190,8 @@ absl::Status Finish(const scheduling::Compiled& c,
       full.MergeFrom(state);
     }
     int budget = o.packing_budget() > 0 ? o.packing_budget() : kDefaultBudget;
-    if (auto s = Improve(c, state, base ? full : state, bound, budget, out);
+    if (auto s =
+            Improve(c, state, base ? full : state, bound, budget, gate, out);
         !s.ok())
       return s;
   }
