@@ -304,8 +304,7 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
       continue;
     }
     std::string why;
-    std::shared_ptr<const LabelSpace> labels =
-        OptionLabels(pool, *type, split, &why);
+    OptionLabelSet labels = OptionLabels(pool, *type, split, &why);
     if (!labels) {
       Add("instance-type", site.subject,
           absl::StrCat("option ", name, " is incompatible: ", why));
