@@ -243,8 +243,8 @@ absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request,
   }
   // nodeplan's own proposal, after (and apart from) Karpenter's answer.
   if (request.options().packing() == "Optimized") {
-    if (absl::Status s =
-            disruption::ProposeOptimized(view, conditions, engine, &out);
+    if (absl::Status s = disruption::ProposeOptimized(view, conditions, engine,
+                                                      (*pass)->simulator, &out);
         !s.ok()) {
       return s;
     }

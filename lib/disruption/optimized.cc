@@ -116,7 +116,8 @@ v1::DisruptionCommand Render(ClusterView& view, const Proposal& p,
 
 absl::Status ProposeOptimized(ClusterView& view,
                               const ConditionsResult& conditions,
-                              Engine& engine, v1::DisruptResponse* out) {
+                              Engine& engine, Simulator& pass_simulator,
+                              v1::DisruptResponse* out) {
   v1::OptimizedConsolidation rep;
   double karpenter = 0;
   for (const v1::DisruptionCommand& c : out->commands()) {
@@ -139,14 +140,28 @@ absl::Status ProposeOptimized(ClusterView& view,
   RequestSimulator sim(view, conditions);
   sim.UsePacking("Optimized", o.packing_budget());
   std::vector<Proposal> found;
-  int tried = 0;
+  int tried = 0, pruned = 0;
   for (int size : PrefixSizes(static_cast<int>(disruptable.size()))) {
     const std::vector<Candidate> prefix(disruptable.begin(),
                                         disruptable.begin() + size);
+    // A set cannot save more than its nodes cost: one that cannot beat the
+    // pass's commands is not simulated.
+    double price = 0;
+    for (const Candidate& c : prefix) price += c.price;
+    if (price <= karpenter + kEpsilon) {
+      ++pruned;
+      continue;
+    }
     std::vector<int> nodes;
     for (const Candidate& c : prefix) nodes.push_back(c.node);
+    // Karpenter's simulation first (on the compiled cluster): when it
+    // launches nothing, there is nothing to repack and the Optimized
+    // packing would return the same plan.
     absl::StatusOr<SimulationResult> r =
-        sim.Simulate(nodes, /*consolidation=*/true);
+        pass_simulator.Simulate(nodes, /*consolidation=*/true);
+    if (r.ok() && r->all_non_pending_scheduled && !r->new_claims.empty()) {
+      r = sim.Simulate(nodes, /*consolidation=*/true);
+    }
     if (!r.ok()) return r.status();
     ++tried;
     if (std::optional<Proposal> p =
@@ -160,16 +175,18 @@ absl::Status ProposeOptimized(ClusterView& view,
                    [](const Proposal& a, const Proposal& b) {
                      return a.estimated > b.estimated + kEpsilon;
                    });
+  const std::string save_as_much =
+      absl::StrCat("this pass's commands save as much ($", karpenter, "/hour)");
   std::string why = disruptable.empty()
                         ? "no consolidation candidate within the "
                           "Underutilized budgets"
-                        : "no candidate set can move its pods onto cheaper "
-                          "capacity";
+                    : pruned > 0 ? save_as_much
+                                 : "no candidate set can move its pods onto "
+                                   "cheaper capacity";
   const bool indexed = o.instance_type_encoding() == "Indexed";
   for (const Proposal& p : found) {
     if (p.estimated <= karpenter + kEpsilon) {
-      why = absl::StrCat("this pass's commands save as much ($", karpenter,
-                         "/hour)");
+      why = save_as_much;
       break;
     }
     // The independent check, on the proposal alone (names, so that the

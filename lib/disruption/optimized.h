@@ -8,7 +8,8 @@
 // The search: the consolidation candidates (multi-node consolidation's
 // candidates and filter), in Karpenter's savings-ratio order, within the
 // Underutilized budgets, at most 100; prefixes of that list (every size up
-// to 4, then the whole list and its halvings) are each simulated as
+// to 4, then the whole list and its halvings; those whose nodes cost no
+// more than the pass's commands save are skipped) are each simulated as
 // Karpenter's consolidation simulation does (the consolidateAfter gate
 // included) but packed by the Optimized packing and with any number of
 // replacements. A simulation that moves every pod gives a proposal when
@@ -31,15 +32,20 @@
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
 #include "disruption/engine.h"
+#include "disruption/simulator.h"
 #include "nodeplan/v1/disrupt.pb.h"
 
 namespace nodeplan::disruption {
 
 // Fills out->optimized. `out` already holds the pass's commands and
-// budgets; nothing else of it changes (no event is added).
+// budgets; nothing else of it changes (no event is added). `pass_simulator`
+// is the pass's: a set whose Karpenter simulation launches nothing
+// (or leaves a pod without a place) is taken as it is, and only the others
+// are simulated again with the Optimized packing.
 absl::Status ProposeOptimized(ClusterView& view,
                               const ConditionsResult& conditions,
-                              Engine& engine, v1::DisruptResponse* out);
+                              Engine& engine, Simulator& pass_simulator,
+                              v1::DisruptResponse* out);
 
 }  // namespace nodeplan::disruption
 
