@@ -30,6 +30,11 @@ namespace nodeplan::optimize {
 namespace {
 
 constexpr int kDefaultBudget = 3;
+// Restricts nothing.
+const scheduling::DestinationGate& NoGate() {
+  static const auto* gate = new scheduling::DestinationGate();
+  return *gate;
+}
 
 struct Candidate {
   int pool = -1;
@@ -124,10 +129,12 @@ absl::Status Improve(const scheduling::Compiled& c,
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
     v1::ScheduleResponse r;
-    const absl::Status solved =
-        gate != nullptr ? scheduling::Solve(*narrowed, state, *gate, &r)
-                        : scheduling::Solve(*narrowed, state, &r);
-    if (!solved.ok()) continue;
+    // The gated Solve: `state` passed validation in the Karpenter round
+    // (an empty gate restricts nothing and skips that check again).
+    if (!scheduling::Solve(*narrowed, state, gate != nullptr ? *gate : NoGate(),
+                           &r)
+             .ok())
+      continue;
     if (r.cost() >= best - 1e-9 || Unschedulable(r) != unsched) continue;
     best = r.cost();
     better.emplace_back(
