@@ -218,18 +218,21 @@ std::vector<int> SplitCaps(const scheduling::Compiled& c, const PlanBound& b,
   };
   std::vector<Cap> caps;
   const auto& top = c.types[launch].allocatable;
+  absl::flat_hash_map<absl::string_view, int> by_name;
+  c.pools[pool].types.ForEach([&](int t) { by_name[c.types[t].name] = t; });
   for (size_t k = 0; k < b.problem.columns.size(); ++k) {
     const BoundColumn& col = b.problem.columns[k];
     if (col.pool != pool) continue;
-    const std::string type = col.name.substr(c.pools[pool].name.size() + 1);
-    c.pools[pool].types.ForEach([&](int t) {
-      const auto& a = c.types[t].allocatable;
-      if (c.types[t].name != type || a[kDimCpu] <= 0 ||
-          a[kDimCpu] >= top[kDimCpu] || a[kDimMemory] > top[kDimMemory])
-        return;
-      caps.push_back({col.price / static_cast<double>(a[kDimCpu]),
-                      static_cast<double>(a[kDimCpu]), k, t});
-    });
+    // The column's type: its name after "<pool>/".
+    auto it = by_name.find(
+        absl::string_view(col.name).substr(c.pools[pool].name.size() + 1));
+    if (it == by_name.end()) continue;
+    const auto& a = c.types[it->second].allocatable;
+    if (a[kDimCpu] <= 0 || a[kDimCpu] >= top[kDimCpu] ||
+        a[kDimMemory] > top[kDimMemory])
+      continue;
+    caps.push_back({col.price / static_cast<double>(a[kDimCpu]),
+                    static_cast<double>(a[kDimCpu]), k, it->second});
   }
   std::sort(caps.begin(), caps.end(), [](const Cap& x, const Cap& y) {
     if (x.per_cpu != y.per_cpu) return x.per_cpu < y.per_cpu;
