@@ -73,30 +73,11 @@ template <int S>
 ScheduleRequest Random() {
   return nodeplan::workload::RandomCluster(S);
 }
-// The seed NodePool without topology constraints: `pods` replicas of
-// 250m/256Mi, 1/2Gi and 2/1Gi pods (the goal's "no topology" workloads).
+// The seed NodePool without topology constraints (the goal's "no topology"
+// workloads): workload::PlainSeedWorkload.
 template <int N>
 ScheduleRequest Plain() {
-  ScheduleRequest r;
-  *r.add_node_pools() = nodeplan::workload::WorkshopNodePool();
-  auto* nc = r.add_node_classes();
-  nc->mutable_metadata()->set_name("default");
-  r.set_catalog_ref("aws");
-  const char* shapes[][2] = {{"250m", "256Mi"}, {"1", "2Gi"}, {"2", "1Gi"}};
-  for (int s = 0; s < 3; ++s) {
-    auto* d = r.add_deployments();
-    d->mutable_metadata()->set_name("app-" + std::to_string(s));
-    d->mutable_metadata()->set_namespace_("default");
-    d->mutable_spec()->set_replicas(N / 3);
-    auto* c = d->mutable_spec()
-                  ->mutable_template_()
-                  ->mutable_spec()
-                  ->add_containers();
-    c->set_name("c");
-    (*c->mutable_resources()->mutable_requests())["cpu"] = shapes[s][0];
-    (*c->mutable_resources()->mutable_requests())["memory"] = shapes[s][1];
-  }
-  return r;
+  return nodeplan::workload::PlainSeedWorkload(N);
 }
 
 const bool kRegistered = [] {

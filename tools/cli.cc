@@ -466,6 +466,7 @@ struct DisruptArgs {
   std::vector<std::string> marked_for_deletion;
   std::vector<std::string> provider_drifted;
   std::string validate;
+  std::string packing = "Karpenter";
 };
 
 v1::DisruptRequest BuildDisruptRequest(const v1::ManifestSet& set,
@@ -475,6 +476,9 @@ v1::DisruptRequest BuildDisruptRequest(const v1::ManifestSet& set,
   *request.mutable_pod_disruption_budgets() = set.pod_disruption_budgets();
   request.set_now(args.now);
   request.mutable_options()->set_spot_to_spot_consolidation(args.spot_to_spot);
+  if (args.packing != "Karpenter") {
+    request.mutable_options()->set_packing(args.packing);
+  }
   for (const std::string& n : args.marked_for_deletion) {
     for (absl::string_view part : absl::StrSplit(n, ',', absl::SkipEmpty())) {
       request.add_marked_for_deletion(std::string(part));
@@ -779,6 +783,13 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                    "Output format (html: the nodes as bins, with what "
                    "disruption does to each)")
       ->check(CLI::IsMember({"table", "json", "yaml", "html"}))
+      ->capture_default_str();
+  disrupt_cmd
+      ->add_option("--packing", disrupt.packing,
+                   "Karpenter's decisions only (Karpenter), or also nodeplan's "
+                   "own verified cheaper consolidation, N nodes into M, "
+                   "shown apart (Optimized)")
+      ->check(CLI::IsMember({"Karpenter", "Optimized"}))
       ->capture_default_str();
   disrupt_cmd->add_flag("--spot-to-spot-consolidation", disrupt.spot_to_spot,
                         "Enable Karpenter's SpotToSpotConsolidation feature "

@@ -62,6 +62,44 @@ std::string Status(const v1::NodeCandidacy& c,
 
 std::string Money(double usd) { return absl::StrFormat("$%.4f", usd); }
 
+// "$0.1234/hour ($90/month)".
+std::string Saving(double usd) {
+  return absl::StrCat(Money(usd), "/hour (",
+                      absl::StrFormat("$%.0f", usd * kHoursPerMonth),
+                      "/month)");
+}
+
+// "method (reason): decision node (type, capacity, $/hour), ... with
+// type (capacity, $/hour, N options), ...".
+std::string CommandText(const v1::DisruptionCommand& cmd) {
+  std::string out;
+  std::vector<std::string> nodes;
+  for (const v1::CommandCandidate& c : cmd.candidates()) {
+    nodes.push_back(absl::StrCat(c.node(), " (", c.instance_type(), ", ",
+                                 c.capacity_type(), ", ", Money(c.price()),
+                                 "/hour)"));
+  }
+  absl::StrAppend(&out, cmd.method(), " (", cmd.reason(), "): ", cmd.decision(),
+                  " ", absl::StrJoin(nodes, ", "));
+  std::vector<std::string> launches;
+  for (const v1::NewNodeClaim& n : cmd.replacements()) {
+    if (n.launch().instance_type().empty()) {
+      launches.push_back(
+          absl::StrCat("a NodeClaim of NodePool ", n.node_pool()));
+    } else {
+      launches.push_back(absl::StrCat(
+          n.launch().instance_type(), " (", n.launch().capacity_type(), ", ",
+          Money(n.launch().price()), "/hour, ",
+          n.instance_types_size() + n.instance_type_indices_size(),
+          " options)"));
+    }
+  }
+  if (!launches.empty()) {
+    absl::StrAppend(&out, " with ", absl::StrJoin(launches, ", "));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderDisruptTable(const v1::DisruptResponse& r) {
@@ -102,34 +140,21 @@ std::string RenderDisruptTable(const v1::DisruptResponse& r) {
     out += "\n";
   }
   for (const v1::DisruptionCommand& cmd : r.commands()) {
-    std::vector<std::string> nodes;
-    for (const v1::CommandCandidate& c : cmd.candidates()) {
-      nodes.push_back(absl::StrCat(c.node(), " (", c.instance_type(), ", ",
-                                   c.capacity_type(), ", ", Money(c.price()),
-                                   "/hour)"));
+    absl::StrAppend(&out, "Command: ", CommandText(cmd), "\n  saves ",
+                    Saving(cmd.savings_per_hour()), "\n");
+  }
+  if (r.has_optimized()) {
+    const v1::OptimizedConsolidation& o = r.optimized();
+    out += "\nnodeplan's optimized consolidation (not Karpenter's decision): ";
+    if (o.has_command()) {
+      absl::StrAppend(&out, CommandText(o.command()), "\n  saves ",
+                      Saving(o.command().savings_per_hour()), " (at least ",
+                      Money(o.guaranteed_savings_per_hour()), "/hour), ",
+                      Money(o.savings_over_karpenter_per_hour()),
+                      "/hour more than Karpenter's command\n");
+    } else {
+      absl::StrAppend(&out, "none (", o.reason(), ")\n");
     }
-    absl::StrAppend(&out, "Command: ", cmd.method(), " (", cmd.reason(),
-                    "): ", cmd.decision(), " ", absl::StrJoin(nodes, ", "));
-    std::vector<std::string> launches;
-    for (const v1::NewNodeClaim& n : cmd.replacements()) {
-      if (n.launch().instance_type().empty()) {
-        launches.push_back(
-            absl::StrCat("a NodeClaim of NodePool ", n.node_pool()));
-      } else {
-        launches.push_back(absl::StrCat(
-            n.launch().instance_type(), " (", n.launch().capacity_type(), ", ",
-            Money(n.launch().price()), "/hour, ",
-            n.instance_types_size() + n.instance_type_indices_size(),
-            " options)"));
-      }
-    }
-    if (!launches.empty()) {
-      absl::StrAppend(&out, " with ", absl::StrJoin(launches, ", "));
-    }
-    absl::StrAppend(
-        &out, "\n  saves ", Money(cmd.savings_per_hour()), "/hour (",
-        absl::StrFormat("$%.0f", cmd.savings_per_hour() * kHoursPerMonth),
-        "/month)\n");
   }
   std::vector<std::string> expired;
   for (const v1::Expiration& e : r.expirations()) {

@@ -106,3 +106,32 @@ func TestClusterHandle(t *testing.T) {
 		t.Fatal("a closed cluster answered")
 	}
 }
+
+// The Optimized option flows through the C ABI: Karpenter's command keeps
+// its bytes and nodeplan's own proposal comes apart, in Optimized. On the
+// scale-in the Underutilized budget (10% of two nodes, rounded up) allows
+// one node, and deleting the m5.xlarge is the best one node gives.
+func TestDisruptOptimizedIsReportedApart(t *testing.T) {
+	req := scaleInRequest(t, "2026-12-02T12:00:00Z")
+	karpenter, err := nodeplan.Disrupt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Options = &nodeplanv1.DisruptOptions{Packing: "Optimized"}
+	resp, err := nodeplan.Disrupt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetCommands()) != 1 || !proto.Equal(resp.GetCommands()[0], karpenter.GetCommands()[0]) {
+		t.Fatalf("commands changed: %v", resp.GetCommands())
+	}
+	o := resp.GetOptimized()
+	if karpenter.GetOptimized() != nil || o == nil || o.GetCommand() != nil ||
+		!strings.Contains(o.GetReason(), "save as much") || o.GetCandidateSetsTried() != 0 {
+		t.Fatalf("optimized %v", o)
+	}
+	req.Options.Packing = "Cheapest"
+	if _, err := nodeplan.Disrupt(req); err == nil || !strings.Contains(err.Error(), "options.packing") {
+		t.Fatalf("error %v, want one naming options.packing", err)
+	}
+}

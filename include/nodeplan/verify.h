@@ -118,6 +118,12 @@ std::vector<Violation> Verify(const v1::ScheduleRequest& request,
 //                 those placements pass Verify() (resources, selectors,
 //                 taints, topology, ports, limits) on the cluster without
 //                 the candidates.
+// DisruptResponse.optimized.command (nodeplan's optimized consolidation, an
+// alternative to the commands) is checked on its own by the same rules:
+// method optimized-consolidation (never among the commands), reason
+// Underutilized, any number of replacements whose dearest options together
+// cost less than the candidates (savings), candidate, rescheduling, and the
+// Underutilized budgets of its NodePools (budget).
 std::vector<Violation> VerifyDisruption(const v1::DisruptRequest& request,
                                         const v1::DisruptResponse& response);
 

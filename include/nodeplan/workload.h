@@ -132,6 +132,11 @@ v1::NodePool WorkshopNodePool();
 // NodePool cannot serve) with catalog_ref "aws" and no explicit catalog.
 v1::ScheduleRequest SeedNodePoolWorkload(int pods, uint64_t seed = 7);
 
+// WorkshopNodePool, a NodeClass "default" and three Deployments of pods / 3
+// replicas each (250m/256Mi, 1/2Gi and 2/1Gi) without topology
+// constraints, catalog_ref "aws": issue 19's "plain" workloads.
+v1::ScheduleRequest PlainSeedWorkload(int pods);
+
 // --- Disruption ---
 
 // The seed NodePool (WorkshopNodePool with consolidationPolicy

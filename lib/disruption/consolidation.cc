@@ -34,12 +34,12 @@ std::vector<const Requirements*> TypeRequirements(const CompiledCatalog& cat,
   return out;
 }
 
-// RemoveInstanceTypeOptionsByPriceAndMinValues: keeps the options whose
-// worst launch price is below `max_price`; false when minValues then fail,
-// with Karpenter's error text in *why (the short keys as its structured
-// error prints them: "(label(s)=[k1 k2])", sorted).
+}  // namespace
+
+// The short keys in *why as Karpenter's structured error prints them:
+// "(label(s)=[k1 k2])", sorted.
 bool RemoveByPrice(const ClusterView& view, SimulatedNodeClaim& claim,
-                   double max_price, std::string* why = nullptr) {
+                   double max_price, std::string* why) {
   const CompiledCatalog& cat = *view.pools()[claim.pool].catalog;
   std::vector<int> kept;
   for (int t : claim.options) {
@@ -79,6 +79,8 @@ void PinToSpot(ClusterView& view, SimulatedNodeClaim& claim) {
       Requirement::In(cat.capacity_type_key(),
                       view.interner().InternValue(labels::kCapacityTypeSpot)));
 }
+
+namespace {
 
 std::string CapitalizedFirst(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::toupper(s[0]));

@@ -15,6 +15,7 @@
 #include "disruption/conditions.h"
 #include "disruption/drain.h"
 #include "disruption/engine.h"
+#include "disruption/optimized.h"
 #include "disruption/pod_rules.h"
 #include "disruption/render.h"
 #include "disruption/request_simulator.h"
@@ -55,6 +56,16 @@ absl::Status CheckOptions(const v1::DisruptOptions& o) {
     return absl::InvalidArgumentError(absl::StrCat(
         "options.instanceTypeEncoding: \"", o.instance_type_encoding(),
         "\" is not one of Names, Indexed"));
+  }
+  if (!o.packing().empty() && o.packing() != "Karpenter" &&
+      o.packing() != "Optimized") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.packing: \"", o.packing(),
+                     "\" is not one of Karpenter, Optimized"));
+  }
+  if (o.packing_budget() < 0) {
+    return absl::InvalidArgumentError(
+        "options.packingBudget: must not be negative");
   }
   return absl::OkStatus();
 }
@@ -227,6 +238,14 @@ absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request,
   if (std::optional<absl::Time> next =
           NextDecision(view, conditions, engine, drains)) {
     out.set_next_decision_at(disruption::FormatTimestamp(*next));
+  }
+  // nodeplan's own proposal, after (and apart from) Karpenter's answer.
+  if (request.options().packing() == "Optimized") {
+    if (absl::Status s = disruption::ProposeOptimized(view, conditions, engine,
+                                                      (*pass)->simulator, &out);
+        !s.ok()) {
+      return s;
+    }
   }
   return out;
 }

@@ -109,6 +109,11 @@ class Engine {
   // computeConsolidation over `candidates` (single- or multi-node).
   absl::StatusOr<std::optional<Command>> ComputeConsolidation(
       const std::vector<Candidate>& candidates, Method method);
+  // Balanced policy: whether every Balanced NodePool of the command
+  // approves; fills cmd.scores.
+  bool Approve(Command& cmd);
+  // The candidates' prices minus the replacements' cheapest launch prices.
+  double EstimatedSavings(const Command& cmd) const;
 
  private:
   void BuildBudgets();
@@ -129,12 +134,8 @@ class Engine {
   // filterOutSameInstanceType; false when minValues no longer hold.
   bool FilterOutSameInstanceType(SimulatedNodeClaim& replacement,
                                  const std::vector<Candidate>& candidates);
-  // Balanced policy: whether every Balanced NodePool of the command
-  // approves; fills cmd.scores.
-  bool Approve(Command& cmd);
   bool CanPassThreshold(const Candidate& c) const;
   void ComputeTotals();
-  double EstimatedSavings(const Command& cmd) const;
   void Unconsolidatable(const Candidate& c, const std::string& message);
   // Karpenter's NodePoolBlockedForDisruptionReason events.
   void BudgetBlockedEvents(Reason reason);
@@ -157,6 +158,18 @@ class Engine {
 
 // Savings ratio descending, then node name.
 void SortBySavingsRatio(const ClusterView& view, std::vector<Candidate>& c);
+
+// Karpenter's RemoveInstanceTypeOptionsByPriceAndMinValues: keeps the
+// claim's options whose worst launch price is below `max_price`; false when
+// its minValues then fail, with Karpenter's error text in *why.
+bool RemoveByPrice(const ClusterView& view, SimulatedNodeClaim& claim,
+                   double max_price, std::string* why = nullptr);
+
+// Whether `reqs` admit capacity type `ct`; and the spot pin consolidation
+// adds to a replacement that may launch spot.
+bool AdmitsCapacityType(const Requirements& reqs, const ClusterView& view,
+                        const CompiledCatalog& cat, absl::string_view ct);
+void PinToSpot(ClusterView& view, SimulatedNodeClaim& claim);
 
 }  // namespace nodeplan::disruption
 

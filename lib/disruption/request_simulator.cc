@@ -87,6 +87,11 @@ RequestSimulator::RequestSimulator(ClusterView& view,
   }
 }
 
+void RequestSimulator::UsePacking(const std::string& packing, int32_t budget) {
+  state_.mutable_options()->set_packing(packing);
+  state_.mutable_options()->set_packing_budget(budget);
+}
+
 absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
     absl::Span<const int> candidates, bool consolidation) {
   (void)conditions_;

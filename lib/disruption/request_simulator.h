@@ -26,6 +26,9 @@ class RequestSimulator : public Simulator {
   RequestSimulator(ClusterView& view, const ConditionsResult& conditions);
   absl::StatusOr<SimulationResult> Simulate(absl::Span<const int> candidates,
                                             bool consolidation) override;
+  // Later simulations pack with ScheduleOptions.packing `packing` and
+  // packing_budget `budget` (optimized consolidation: "Optimized").
+  void UsePacking(const std::string& packing, int32_t budget);
 
  private:
   ClusterView& view_;

@@ -20,9 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "nodeplan/object_meta.h"
+#include "nodeplan/quantity.h"
 #include "nodeplan/verify.h"
+#include "nodeplan/workload.h"
 #include "optimize/plan_bound.h"
 #include "scheduling/solver.h"
 
@@ -30,6 +34,13 @@ namespace nodeplan::optimize {
 namespace {
 
 constexpr int kDefaultBudget = 3;
+// Caps tried on the remainder of the best plan.
+constexpr int kSplitCaps = 4;
+// Restricts nothing.
+const scheduling::DestinationGate& NoGate() {
+  static const auto* gate = new scheduling::DestinationGate();
+  return *gate;
+}
 
 struct Candidate {
   int pool = -1;
@@ -94,10 +105,153 @@ TypeSet CappedTypes(const scheduling::Compiled& c, int pool, int cap) {
   return out;
 }
 
+// Milli-units of `resource` in a quantity map (0 when absent or malformed).
+int64_t Milli(const google::protobuf::Map<std::string, std::string>& m,
+              const char* resource) {
+  auto it = m.find(resource);
+  if (it == m.end()) return 0;
+  absl::StatusOr<int64_t> v = ParseQuantityMilli(it->second);
+  return v.ok() ? *v : 0;
+}
+
+// The remainder of a plan: the new NodeClaim whose idle CPU costs most
+// (launch price x idle fraction of its launch type's allocatable CPU);
+// -1 when none idles. Ties: the earlier NodeClaim.
+int Remainder(const v1::ScheduleResponse& plan) {
+  int out = -1;
+  double worst = 0;
+  for (int k = 0; k < plan.new_node_claims_size(); ++k) {
+    const v1::NewNodeClaim& nc = plan.new_node_claims(k);
+    const int64_t alloc = Milli(nc.launch_allocatable(), "cpu");
+    if (alloc <= 0) continue;
+    const double idle =
+        1.0 - static_cast<double>(Milli(nc.requests(), "cpu")) / alloc;
+    if (nc.launch().price() * idle > worst + 1e-12) {
+      worst = nc.launch().price() * idle;
+      out = k;
+    }
+  }
+  return out;
+}
+
+// `state` with only the pending pods `keys` (Deployment replicas among them
+// as pods); bound pods stay, they hold existing capacity.
+v1::ScheduleRequest PodsAlone(const v1::ScheduleRequest& state,
+                              const absl::flat_hash_set<std::string>& keys) {
+  v1::ScheduleRequest sub = state;
+  sub.clear_pods();
+  sub.clear_deployments();
+  for (const v1::Pod& p : state.pods())
+    if (!p.spec().node_name().empty() || keys.contains(workload::PodKey(p)))
+      *sub.add_pods() = p;
+  for (const v1::Deployment& d : state.deployments()) {
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    // Replica i is "<namespace>/<name>-<i>" (nodeplan/workload.h).
+    const std::string prefix =
+        absl::StrCat(NamespaceOf(d.metadata()), "/", d.metadata().name(), "-");
+    for (int i = 0; i < replicas; ++i)
+      if (keys.contains(absl::StrCat(prefix, i)))
+        *sub.add_pods() = workload::DeploymentReplica(d, i);
+  }
+  return sub;
+}
+
+// Whether a pod's placement depends on where other pods go (topology
+// spread, pod affinity or anti-affinity): repacked alone, it would not see
+// them.
+bool PlacedRelativeToOthers(const v1::Pod& p) {
+  const v1::Affinity& a = p.spec().affinity();
+  return p.spec().topology_spread_constraints_size() > 0 ||
+         a.has_pod_affinity() || a.has_pod_anti_affinity();
+}
+
+// `plan` with its NodeClaim `k` replaced by `part`'s NodeClaims (renamed
+// after the plan's, as a round names them) and placements.
+v1::ScheduleResponse Replace(const v1::ScheduleResponse& plan, int k,
+                             const v1::ScheduleResponse& part) {
+  v1::ScheduleResponse out = plan;
+  out.mutable_new_node_claims()->DeleteSubrange(k, 1);
+  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_map<std::string, int> per_pool;
+  for (const auto& nc : out.new_node_claims()) {
+    names.insert(nc.name());
+    ++per_pool[nc.node_pool()];
+  }
+  for (v1::NewNodeClaim nc : part.new_node_claims()) {
+    const std::string pool = nc.node_pool();
+    const int ordinal = per_pool[pool]++;
+    std::string name;
+    for (int salt = 0;; ++salt) {
+      name = scheduling::NodeClaimName(pool, ordinal, salt);
+      if (names.insert(name).second) break;
+    }
+    nc.set_name(name);
+    nc.mutable_node_claim()->mutable_metadata()->set_name(name);
+    *out.add_new_node_claims() = std::move(nc);
+  }
+  for (const auto& e : part.existing_nodes()) {
+    v1::ExistingNodePlacement* into = nullptr;
+    for (auto& x : *out.mutable_existing_nodes())
+      if (x.name() == e.name() && x.kind() == e.kind()) into = &x;
+    if (into == nullptr) {
+      *out.add_existing_nodes() = e;
+      continue;
+    }
+    for (const auto& p : e.pods()) into->add_pods(p);
+  }
+  out.set_cost(plan.cost() - plan.new_node_claims(k).launch().price() +
+               part.cost());
+  return out;
+}
+
+// The caps tried on a remainder NodeClaim of NodePool `pool` launched as
+// type `launch`: the pool's bound columns with less allocatable CPU and no
+// more memory than `launch`, cheapest per allocatable CPU first (then
+// larger first, then column order), at most kSplitCaps.
+std::vector<int> SplitCaps(const scheduling::Compiled& c, const PlanBound& b,
+                           int pool, int launch) {
+  struct Cap {
+    double per_cpu;
+    double cpu;
+    size_t column;
+    int type;
+  };
+  std::vector<Cap> caps;
+  const auto& top = c.types[launch].allocatable;
+  absl::flat_hash_map<absl::string_view, int> by_name;
+  c.pools[pool].types.ForEach([&](int t) { by_name[c.types[t].name] = t; });
+  for (size_t k = 0; k < b.problem.columns.size(); ++k) {
+    const BoundColumn& col = b.problem.columns[k];
+    if (col.pool != pool) continue;
+    // The column's type: its name after "<pool>/".
+    auto it = by_name.find(
+        absl::string_view(col.name).substr(c.pools[pool].name.size() + 1));
+    if (it == by_name.end()) continue;
+    const auto& a = c.types[it->second].allocatable;
+    if (a[kDimCpu] <= 0 || a[kDimCpu] >= top[kDimCpu] ||
+        a[kDimMemory] > top[kDimMemory])
+      continue;
+    caps.push_back({col.price / static_cast<double>(a[kDimCpu]),
+                    static_cast<double>(a[kDimCpu]), k, it->second});
+  }
+  std::sort(caps.begin(), caps.end(), [](const Cap& x, const Cap& y) {
+    if (x.per_cpu != y.per_cpu) return x.per_cpu < y.per_cpu;
+    if (x.cpu != y.cpu) return x.cpu > y.cpu;
+    return x.column < y.column;
+  });
+  std::vector<int> out;
+  for (const Cap& cap : caps) {
+    if (static_cast<int>(out.size()) == kSplitCaps) break;
+    out.push_back(cap.type);
+  }
+  return out;
+}
+
 absl::Status Improve(const scheduling::Compiled& c,
                      const v1::ScheduleRequest& state,
                      const v1::ScheduleRequest& full, const PlanBound& bound,
-                     int budget, v1::ScheduleResponse* out) {
+                     int budget, const scheduling::DestinationGate* gate,
+                     v1::ScheduleResponse* out) {
   v1::PackingReport rep;
   rep.set_mode("Optimized");
   rep.set_karpenter_cost(out->cost());
@@ -123,13 +277,82 @@ absl::Status Improve(const scheduling::Compiled& c,
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
     v1::ScheduleResponse r;
-    if (!scheduling::Solve(*narrowed, state, &r).ok()) continue;
+    // The gated Solve: `state` passed validation in the Karpenter round
+    // (an empty gate restricts nothing and skips that check again).
+    if (!scheduling::Solve(*narrowed, state, gate != nullptr ? *gate : NoGate(),
+                           &r)
+             .ok())
+      continue;
     if (r.cost() >= best - 1e-9 || Unschedulable(r) != unsched) continue;
     best = r.cost();
     better.emplace_back(
         std::move(r),
         absl::StrCat("NodePool ", c.pools[cand.pool].name,
                      " capped at the size of ", c.types[cand.type].name));
+  }
+  // Then the remainder of the best plan so far: its most idle NodeClaim's
+  // pods alone (unless one of them is placed relative to other pods),
+  // under caps of its NodePool smaller than its launch type (SplitCaps).
+  // Karpenter's first-fit ends
+  // on one NodeClaim sized for what is left, where two smaller ones can cost
+  // less; the merged plan is verified like any other.
+  const v1::ScheduleResponse& base_plan =
+      better.empty() ? *out : better.back().first;
+  const int k = state.options().instance_type_encoding() == "Indexed"
+                    ? -1
+                    : Remainder(base_plan);
+  if (k >= 0) {
+    const v1::NewNodeClaim& rest = base_plan.new_node_claims(k);
+    int pool = -1, launch = -1;
+    for (size_t p = 0; p < c.pools.size(); ++p)
+      if (c.pools[p].name == rest.node_pool()) pool = static_cast<int>(p);
+    if (pool >= 0)
+      c.pools[pool].types.ForEach([&](int t) {
+        if (c.types[t].name == rest.launch().instance_type()) launch = t;
+      });
+    absl::flat_hash_set<std::string> keys(rest.pods().begin(),
+                                          rest.pods().end());
+    std::optional<v1::ScheduleRequest> sub;
+    std::optional<std::pair<v1::ScheduleResponse, std::string>> split;
+    const std::vector<int> caps = launch >= 0 && bound.report.available()
+                                      ? SplitCaps(c, bound, pool, launch)
+                                      : std::vector<int>{};
+    if (!caps.empty()) {
+      sub = PodsAlone(state, keys);
+      for (const v1::Pod& p : sub->pods())
+        if (p.spec().node_name().empty() && PlacedRelativeToOthers(p)) {
+          sub.reset();
+          break;
+        }
+    }
+    for (int cap : caps) {
+      if (!sub.has_value()) break;
+      ++n;
+      if (!narrowed.has_value()) narrowed.emplace(c);
+      for (size_t p = 0; p < c.pools.size(); ++p)
+        narrowed->pools[p].types = c.pools[p].types;
+      narrowed->pools[pool].types = CappedTypes(c, pool, cap);
+      v1::ScheduleResponse r;
+      if (!scheduling::Solve(*narrowed, *sub,
+                             gate != nullptr ? *gate : NoGate(), &r)
+               .ok() ||
+          r.unschedulable_size() > 0 ||
+          r.cost() >= rest.launch().price() - 1e-9)
+        continue;
+      if (split.has_value() && r.cost() >= split->first.cost() - 1e-9) continue;
+      split.emplace(
+          std::move(r),
+          absl::StrCat(better.empty()
+                           ? ""
+                           : absl::StrCat(better.back().second, "; then "),
+                       "NodeClaim ", rest.name(), "'s pods repacked with ",
+                       "NodePool ", c.pools[pool].name,
+                       " capped at the size of ", c.types[cap].name));
+    }
+    if (split.has_value()) {
+      v1::ScheduleResponse merged = Replace(base_plan, k, split->first);
+      better.emplace_back(std::move(merged), std::move(split->second));
+    }
   }
   rep.set_packings_tried(n);
   // The cheapest verified improvement (the list is in falling cost).
@@ -152,8 +375,8 @@ absl::Status Improve(const scheduling::Compiled& c,
 
 absl::Status Finish(const scheduling::Compiled& c,
                     const v1::ScheduleRequest& state,
-                    const v1::ScheduleRequest* base,
-                    v1::ScheduleResponse* out) {
+                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
+                    const scheduling::DestinationGate* gate) {
   const auto& o = state.options();
   if (!o.packing().empty() && o.packing() != "Karpenter" &&
       o.packing() != "Optimized")
@@ -186,7 +409,8 @@ absl::Status Finish(const scheduling::Compiled& c,
       full.MergeFrom(state);
     }
     int budget = o.packing_budget() > 0 ? o.packing_budget() : kDefaultBudget;
-    if (auto s = Improve(c, state, base ? full : state, bound, budget, out);
+    if (auto s =
+            Improve(c, state, base ? full : state, bound, budget, gate, out);
         !s.ok())
       return s;
   }

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/model.h"
+#include "scheduling/solver.h"
 
 namespace nodeplan::optimize {
 
@@ -15,10 +16,13 @@ namespace nodeplan::optimize {
 // point; `base` is the request the Snapshot was compiled from (null when
 // `state` is a whole request). Fills out->cost_bound and out->packing, and
 // in Optimized mode may replace the plan with a cheaper verified one.
-// Errors: an unknown options.packing or options.costBound value.
+// Errors: an unknown options.packing or options.costBound value. `gate`
+// (disruption's consolidation simulations, may be null) holds for every
+// alternative packing as it held for the Karpenter round.
 absl::Status Finish(const scheduling::Compiled& snapshot,
                     const v1::ScheduleRequest& state,
-                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out);
+                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
+                    const scheduling::DestinationGate* gate = nullptr);
 
 }  // namespace nodeplan::optimize
 

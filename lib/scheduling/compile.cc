@@ -535,6 +535,7 @@ absl::StatusOr<Compiled> CompileSnapshot(const v1::ScheduleRequest& base) {
                      if (a.weight != b.weight) return a.weight > b.weight;
                      return a.name > b.name;
                    });
+  c.universe = std::make_shared<const DomainUniverse>(BuildDomainUniverse(c));
   return c;
 }
 

@@ -12,6 +12,8 @@ namespace nodeplan::scheduling {
 
 // `snapshot` must come from Snapshot::Compile. The pods and deployments of
 // `state` must already have passed validation::CheckWorkload (solver.h).
+// With options.packing "Optimized" the plan is then improved as Schedule
+// improves it (lib/optimize), the gate holding for every packing tried.
 absl::StatusOr<v1::ScheduleResponse> ScheduleGated(
     const Snapshot& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "nodeplan/dense_resources.h"
 #include "nodeplan/interner.h"
@@ -89,6 +90,19 @@ struct FitIndex {
   TypeSet Fitting(const DenseResources& need, size_t n) const;
 };
 
+struct Compiled;
+
+// The topology domain universe, Karpenter's buildDomainGroups: label key ->
+// (domain -> indices of the pools producing it), in discovery order. A
+// function of the compiled NodePools' catalogs (every type, compatible or
+// not), template requirements and listed offerings, not of their admitted
+// types, so one universe serves every round on a snapshot and on its
+// copies with narrowed types.
+using DomainUniverse =
+    absl::flat_hash_map<LabelKeyId,
+                        std::vector<std::pair<LabelValueId, std::vector<int>>>>;
+DomainUniverse BuildDomainUniverse(const Compiled& c);
+
 struct Compiled {
   Interner in;
   // Karpenter's well-known labels plus the catalogs' (and the reservation-id
@@ -106,6 +120,10 @@ struct Compiled {
   // Pools dropped because no instance type survived their requirements.
   std::vector<std::string> empty_pools;
   FitIndex fit;
+  // BuildDomainUniverse(*this), set by CompileSnapshot once the pools are
+  // in their final order (null: each round builds its own); shared by
+  // copies.
+  std::shared_ptr<const DomainUniverse> universe;
 };
 
 // Builds the compiled snapshot from nodePools, nodeClasses, catalog /

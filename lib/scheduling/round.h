@@ -536,10 +536,9 @@ class Round {
   absl::flat_hash_map<std::string, int> group_index_;
   std::vector<int> inverse_groups_;
   std::optional<KnownNamespaces> namespaces_;
-  // key -> (domain -> pools producing it; empty vector: untainted)
-  absl::flat_hash_map<LabelKeyId,
-                      std::vector<std::pair<LabelValueId, std::vector<int>>>>
-      universe_;
+  // key -> (domain -> pools producing it; empty vector: untainted): the
+  // snapshot's (Compiled::universe), else built by this round.
+  std::shared_ptr<const DomainUniverse> universe_;
 
   absl::flat_hash_map<std::string, TypeSet> key_compat_;
   absl::flat_hash_map<std::string, TypeSet> offer_compat_;

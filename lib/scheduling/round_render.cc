@@ -19,8 +19,6 @@ namespace nodeplan::scheduling {
 // ---------------------------------------------------------------------------
 // Rendering
 
-namespace {
-
 std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   // FNV-1a 64 of "<pool>/<ordinal>[/salt]" -> 5 characters of Kubernetes'
   // generateName alphabet.
@@ -35,8 +33,6 @@ std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
   }
   return out;
 }
-
-}  // namespace
 
 void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
                      std::string* fail_reason) {

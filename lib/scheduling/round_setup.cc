@@ -1011,7 +1011,7 @@ void Round::CompilePoolStates() {
   }
 }
 
-void Round::BuildDomainUniverse() {
+DomainUniverse BuildDomainUniverse(const Compiled& c) {
   // Karpenter's buildDomainGroups (topology.go): for every NodePool and every
   // instance type the cloud provider returns for it (compatible or not, and
   // also for NodePools that can launch nothing), the template requirements,
@@ -1019,20 +1019,22 @@ void Round::BuildDomainUniverse() {
   // every value of every resulting requirement is a domain (a NotIn's
   // excluded values too: Requirement.Values lists them). Then every value of
   // the template's own In requirements. (benchmarks/karpenter, class B.)
+  DomainUniverse universe;
   absl::flat_hash_map<LabelKeyId, absl::flat_hash_map<LabelValueId, size_t>>
       index;
   auto insert = [&](LabelKeyId key, LabelValueId domain, int pool) {
-    auto& list = universe_[key];
+    auto& list = universe[key];
     auto [it, inserted] = index[key].emplace(domain, list.size());
     if (inserted) list.emplace_back(domain, std::vector<int>{});
     auto& pools = list[it->second].second;
     if (std::find(pools.begin(), pools.end(), pool) == pools.end())
       pools.push_back(pool);
   };
-  for (size_t p = 0; p < c_.pools.size(); ++p) {
-    const Pool& pool = c_.pools[p];
+  const Keys& k = c.keys;
+  for (size_t p = 0; p < c.pools.size(); ++p) {
+    const Pool& pool = c.pools[p];
     pool.catalog.ForEach([&](size_t i) {
-      const InstanceType& type = c_.types[i];
+      const InstanceType& type = c.types[i];
       // The type's zones and capacity types are those of its listed
       // offerings (Offering::listed) in the NodeClass zones.
       absl::InlinedVector<LabelValue, 8> zones, cts;
@@ -1043,9 +1045,9 @@ void Round::BuildDomainUniverse() {
         }
       Requirements r = pool.template_reqs;
       for (const Requirement& q : type.reqs)
-        if (q.key() != k_.zone && q.key() != k_.capacity_type) r.Add(q);
-      r.Add(Requirement::In(k_.zone, zones));
-      r.Add(Requirement::In(k_.capacity_type, cts));
+        if (q.key() != k.zone && q.key() != k.capacity_type) r.Add(q);
+      r.Add(Requirement::In(k.zone, zones));
+      r.Add(Requirement::In(k.capacity_type, cts));
       for (const Requirement& q : r)
         for (const LabelValue& v : q.values())
           insert(q.key(), v.id, static_cast<int>(p));
@@ -1055,6 +1057,13 @@ void Round::BuildDomainUniverse() {
         for (const LabelValue& v : q.values())
           insert(q.key(), v.id, static_cast<int>(p));
   }
+  return universe;
+}
+
+void Round::BuildDomainUniverse() {
+  universe_ = c_.universe != nullptr ? c_.universe
+                                     : std::make_shared<const DomainUniverse>(
+                                           scheduling::BuildDomainUniverse(c_));
 }
 
 void Round::BuildInverseFromBound() {

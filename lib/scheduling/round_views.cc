@@ -303,7 +303,8 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
   const bool honor_taints = tsc == nullptr || g.filter.honor_taints;
   const std::vector<v1::Toleration>& creator_tols =
       tsc != nullptr ? g.filter.tolerations : cls.tolerations;
-  const auto& universe = base_ != nullptr ? base_->universe_ : universe_;
+  const DomainUniverse& universe =
+      base_ != nullptr ? *base_->universe_ : *universe_;
   if (auto u = universe.find(g.key); u != universe.end()) {
     for (const auto& [domain, pools] : u->second) {
       bool ok = !honor_taints;

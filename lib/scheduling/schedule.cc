@@ -52,6 +52,12 @@ class CompiledSnapshot : public Snapshot {
     v1::ScheduleResponse resp;
     if (auto s = Check(state); !s.ok()) return s;
     if (auto s = scheduling::Solve(c_, state, gate, &resp); !s.ok()) return s;
+    // Disruption's Karpenter simulations never name a packing; its
+    // optimized consolidation asks for the Optimized one.
+    if (state.options().packing() == "Optimized") {
+      if (auto s = optimize::Finish(c_, state, &base_, &resp, &gate); !s.ok())
+        return s;
+    }
     return resp;
   }
 

@@ -59,6 +59,11 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out);
 
+// The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
+// (salt > 0 after a collision): "<pool>-" and five characters of the
+// generateName alphabet from FNV-1a 64 of "<pool>/<ordinal>[/<salt>]".
+std::string NodeClaimName(const std::string& pool, int ordinal, int salt);
+
 }  // namespace nodeplan::scheduling
 
 #endif  // NODEPLAN_LIB_SCHEDULING_SOLVER_H_

@@ -61,9 +61,11 @@ const v1::ObjectMeta& StateMeta(const v1::Node& n, const v1::NodeClaim* c) {
   return c->metadata();
 }
 
+constexpr char kOptimized[] = "optimized-consolidation";
+
 bool Graceful(const std::string& method) {
   return method == "emptiness" || method == "multi-node-consolidation" ||
-         method == "single-node-consolidation";
+         method == "single-node-consolidation" || method == kOptimized;
 }
 
 std::string ReasonOf(const std::string& method) {
@@ -109,7 +111,12 @@ class DisruptionChecker {
     if (methods.size() > 1) {
       Add("command", "response", "commands of more than one method in a pass");
     }
+    if (methods.contains(kOptimized)) {
+      Add("command", "response",
+          "an optimized consolidation among Karpenter's commands");
+    }
     CheckBudgets();
+    if (resp_.optimized().has_command()) CheckOptimized();
     return std::move(out_);
   }
 
@@ -147,7 +154,7 @@ class DisruptionChecker {
               std::to_string(cmd.replacements_size()) + " replacements");
     }
     if (absl::StrContains(cmd.method(), "consolidation") &&
-        cmd.replacements_size() > 1) {
+        cmd.method() != kOptimized && cmd.replacements_size() > 1) {
       Add("command", subject, "consolidation launches more than one NodeClaim");
     }
     if (cmd.method() == "emptiness" && !del) {
@@ -310,7 +317,9 @@ class DisruptionChecker {
       auto it = nodes_.find(c.node());
       if (it != nodes_.end()) sum += NodePrice(*it->second);
     }
+    double dearest_sum = 0;
     for (const v1::NewNodeClaim& r : cmd.replacements()) {
+      double dearest = 0;
       auto pool = pools_.find(r.node_pool());
       if (pool == pools_.end()) continue;
       const v1::Catalog* cat = CatalogOf(*pool->second);
@@ -345,9 +354,48 @@ class DisruptionChecker {
                 absl::StrCat("option ", name, " may launch at $", worst,
                              "/hour, not below the candidates' $", sum));
           }
+          dearest = std::max(dearest, worst);
         }
       }
+      dearest_sum += dearest;
     }
+    // N nodes into M: the replacements together, each at its dearest
+    // option, cost less than the candidates.
+    if (cmd.method() == kOptimized && cmd.replacements_size() > 1 &&
+        dearest_sum >= sum - 1e-12) {
+      Add("savings", "command " + cmd.method(),
+          absl::StrCat("the replacements may launch at $", dearest_sum,
+                       "/hour together, not below the candidates' $", sum));
+    }
+  }
+
+  // nodeplan's optimized consolidation: a proposal apart from the commands,
+  // checked as a consolidation command on its own (its budget is not shared
+  // with the commands: it is an alternative to them).
+  void CheckOptimized() {
+    const v1::DisruptionCommand& cmd = resp_.optimized().command();
+    const std::string subject = "optimized " + cmd.method();
+    if (cmd.method() != kOptimized) {
+      Add("command", subject, "an optimized proposal of another method");
+    }
+    if (cmd.reason() != "Underutilized") {
+      Add("command", subject, "reason " + cmd.reason() + " does not match");
+    }
+    if ((cmd.decision() == "delete") != (cmd.replacements_size() == 0)) {
+      Add("command", subject,
+          "decision " + cmd.decision() + " with " +
+              std::to_string(cmd.replacements_size()) + " replacements");
+    }
+    for (const v1::CommandCandidate& c : cmd.candidates()) {
+      CheckCandidate(cmd, c);
+    }
+    CheckSavings(cmd);
+    CheckPlacements(cmd);
+    std::map<std::pair<std::string, std::string>, int> taken;
+    for (const v1::CommandCandidate& c : cmd.candidates()) {
+      ++taken[{c.node_pool(), "Underutilized"}];
+    }
+    CheckAllowed(taken);
   }
 
   // The candidates' pods land on what remains plus the replacements, and
@@ -460,6 +508,13 @@ class DisruptionChecker {
         ++taken[{c.node_pool(), cmd.reason()}];
       }
     }
+    CheckAllowed(taken);
+  }
+
+  // Nodes taken per (NodePool, reason) against the response's and the
+  // recomputed budgets.
+  void CheckAllowed(
+      const std::map<std::pair<std::string, std::string>, int>& taken) {
     std::map<std::pair<std::string, std::string>, int> allowed;
     for (const v1::BudgetAllowance& b : resp_.budgets()) {
       allowed[{b.node_pool(), b.reason()}] = b.allowed();

@@ -229,6 +229,10 @@ std::string Domain::ToString() const {
 const Domain& LabelLookup::Get(const std::string& key) const {
   static const Domain* const kAbsent = new Domain(Domain::Absent());
   if (hostname_ != nullptr && key == labels::kHostname) return *hostname_;
+  if (overlay_ != nullptr) {
+    auto over = overlay_->find(key);
+    if (over != overlay_->end()) return over->second;
+  }
   auto it = space_->find(key);
   return it == space_->end() ? *kAbsent : it->second;
 }

@@ -51,22 +51,27 @@ struct Domain {
 
 using LabelSpace = std::map<std::string, Domain>;
 
-// Read access to a label space with, optionally, the hostname label fixed on
-// top: the options of a new NodeClaim share one space per (NodePool, instance
-// type, requirements) and differ only in their hostname, so they are read
-// through this instead of being copied. Holds pointers: it lives no longer
-// than the space and the hostname domain it was made from.
+// Read access to a label space with, optionally, an overlay of keys that
+// replace the space's and the hostname label fixed on top: the options of a
+// new NodeClaim share one space per (NodePool, instance type), an overlay
+// per requirements (the keys those narrow, zone and capacity type) and
+// differ only in their hostname, so they are read through this instead of
+// being copied. Holds pointers: it lives no longer than the space, the
+// overlay and the hostname domain it was made from.
 class LabelLookup {
  public:
   // NOLINTNEXTLINE(google-explicit-constructor): a space reads as itself.
   LabelLookup(const LabelSpace& space) : space_(&space) {}
-  LabelLookup(const LabelSpace& space, const Domain* hostname)
-      : space_(&space), hostname_(hostname) {}
-  // The key's domain; a missing key means the label is absent.
+  LabelLookup(const LabelSpace& space, const LabelSpace* overlay,
+              const Domain* hostname)
+      : space_(&space), overlay_(overlay), hostname_(hostname) {}
+  // The key's domain (hostname, then overlay, then space); a missing key
+  // means the label is absent.
   const Domain& Get(const std::string& key) const;
 
  private:
   const LabelSpace* space_;
+  const LabelSpace* overlay_ = nullptr;
   const Domain* hostname_ = nullptr;
 };
 

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "nodeplan/taints.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -29,21 +30,31 @@ namespace nodeplan::verify_internal {
 
 enum class SiteKind { kNode, kNodeClaim, kNew };
 
+// The labels an instance-type option launches with, without its hostname:
+// `base` per (NodePool, instance type) and `overlay` per requirements on
+// top (the keys the NodeClaim's requirements narrow, zone and capacity
+// type). Null overlay: the option is impossible.
+struct OptionLabelSet {
+  std::shared_ptr<const LabelSpace> base, overlay;
+  explicit operator bool() const { return overlay != nullptr; }
+};
+
 // One instance-type option of a new NodeClaim, as it would be launched.
 struct OptionView {
   const v1::InstanceType* type = nullptr;
   // An existing node's or in-flight NodeClaim's own labels; for a new
-  // NodeClaim's option, `shared` (the option cache's space for its NodePool,
-  // type and requirements) with `hostname` fixed on top, so that options are
-  // not copied per NodeClaim.
+  // NodeClaim's option, `shared` (the option cache's spaces for its
+  // NodePool, type and requirements) with `hostname` fixed on top, so that
+  // options are not copied per NodeClaim.
   LabelSpace labels;
-  std::shared_ptr<const LabelSpace> shared;
+  OptionLabelSet shared;
   std::optional<Domain> hostname;
   Resources allocatable;
 
   verify_internal::LabelLookup Labels() const {
     return shared ? verify_internal::LabelLookup(
-                        *shared, hostname ? &*hostname : nullptr)
+                        *shared.base, shared.overlay.get(),
+                        hostname ? &*hostname : nullptr)
                   : verify_internal::LabelLookup(labels);
   }
 };
@@ -130,32 +141,43 @@ class Verifier {
   // The labels an option would carry: NodePool template labels, the
   // NodePool name, the instance type's labels and requirements, then the
   // NodePool's and the NodeClaim's requirements, zone and capacity type
-  // from the offerings those allow. nullopt (with *why) if nothing is left.
-  // The labels an option would carry. Cached per (NodePool, instance type,
-  // requirements), since plans repeat them; the instance-type requirement
-  // (often hundreds of names) is checked apart so that it stays out of the
-  // cache key.
-  // Null (with *why) if nothing is left. Without the hostname label, which
-  // is the NodeClaim's own (OptionView::hostname).
-  std::shared_ptr<const LabelSpace> OptionLabels(
-      const v1::NodePool& pool, const v1::InstanceType& type,
-      const std::vector<Expr>& claim_requirements, std::string* why);
+  // from the offerings those allow. Empty (with *why) if nothing is left.
+  // Without the hostname label, which is the NodeClaim's own
+  // (OptionView::hostname). The part of the NodePool and the type is
+  // computed once per pair, the NodeClaim's narrowing once per pair and
+  // distinct requirements (their text interned); the instance-type
+  // requirement (often hundreds of names) is checked apart so that it stays
+  // out of the cache key.
+  OptionLabelSet OptionLabels(const v1::NodePool& pool,
+                              const v1::InstanceType& type,
+                              const std::vector<Expr>& claim_requirements,
+                              std::string* why);
 
   struct ClaimRequirements {
     std::vector<Expr> other;          // without hostname, instance type
     std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
-    std::string signature;            // of `other`
+    int signature = 0;                // of `other`, interned (0: none)
   };
 
-  static ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
+  ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
 
-  std::shared_ptr<const LabelSpace> OptionLabels(const v1::NodePool& pool,
-                                                 const v1::InstanceType& type,
-                                                 const ClaimRequirements& reqs,
-                                                 std::string* why);
+  OptionLabelSet OptionLabels(const v1::NodePool& pool,
+                              const v1::InstanceType& type,
+                              const ClaimRequirements& reqs, std::string* why);
 
-  std::optional<LabelSpace> ComputeOptionLabels(
-      const v1::NodePool& pool, const v1::InstanceType& type,
+  // The space before the NodeClaim's requirements; null (with the reason)
+  // when the NodePool and type alone leave nothing.
+  struct BaseLabels {
+    std::shared_ptr<const LabelSpace> space;
+    std::string why;
+  };
+  const BaseLabels& PoolTypeLabels(const v1::NodePool& pool,
+                                   const v1::InstanceType& type);
+
+  // The overlay of `claim_requirements` on `base`; nullopt (with *why) if
+  // nothing is left.
+  std::optional<LabelSpace> ComputeOverlay(
+      const v1::InstanceType& type, const LabelSpace& base,
       const std::vector<Expr>& claim_requirements, std::string* why);
 
   // --- pods ---
@@ -274,8 +296,13 @@ class Verifier {
   std::map<std::string, const v1::NodePool*> pools_;
   std::set<std::tuple<std::string, std::string, std::string>> unavailable_;
   std::map<std::string, std::set<std::string>> catalog_domains_;
-  std::map<std::string,
-           std::pair<std::shared_ptr<const LabelSpace>, std::string>>
+  std::map<std::pair<const v1::NodePool*, const v1::InstanceType*>, BaseLabels>
+      base_labels_;
+  // Interned requirement texts (ClaimRequirements::signature); "" is 0.
+  std::map<std::string, int> signatures_{{"", 0}};
+  absl::flat_hash_map<
+      std::tuple<const v1::NodePool*, const v1::InstanceType*, int>,
+      std::pair<std::shared_ptr<const LabelSpace>, std::string>>
       option_cache_;
   std::map<const v1::InstanceType*, std::optional<Resources>>
       allocatable_cache_;

@@ -119,7 +119,7 @@ std::optional<Resources> Verifier::ComputeAllocatable(
   return allocatable;
 }
 
-std::shared_ptr<const LabelSpace> Verifier::OptionLabels(
+OptionLabelSet Verifier::OptionLabels(
     const v1::NodePool& pool, const v1::InstanceType& type,
     const std::vector<Expr>& claim_requirements, std::string* why) {
   ClaimRequirements split = SplitRequirements(claim_requirements);
@@ -134,40 +134,50 @@ Verifier::ClaimRequirements Verifier::SplitRequirements(
     (e.key == labels::kInstanceType ? out.instance_type : out.other)
         .push_back(e);
   }
-  out.signature = verify_internal::ExprsToString(out.other);
+  out.signature = signatures_
+                      .emplace(verify_internal::ExprsToString(out.other),
+                               static_cast<int>(signatures_.size()))
+                      .first->second;
   return out;
 }
 
-std::shared_ptr<const LabelSpace> Verifier::OptionLabels(
-    const v1::NodePool& pool, const v1::InstanceType& type,
-    const ClaimRequirements& reqs, std::string* why) {
+OptionLabelSet Verifier::OptionLabels(const v1::NodePool& pool,
+                                      const v1::InstanceType& type,
+                                      const ClaimRequirements& reqs,
+                                      std::string* why) {
   const Domain name = Domain::Fixed(type.name());
   for (const Expr& e : reqs.instance_type) {
     if (!name.Possibly(e)) {
       *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
                           " requirement excludes it");
-      return nullptr;
+      return {};
     }
   }
-  const std::string key = absl::StrCat(pool.metadata().name(), "\n",
-                                       type.name(), "\n", reqs.signature);
-  auto it = option_cache_.find(key);
-  if (it == option_cache_.end()) {
-    std::string reason;
-    std::optional<LabelSpace> computed =
-        ComputeOptionLabels(pool, type, reqs.other, &reason);
-    std::shared_ptr<const LabelSpace> shared;
-    if (computed) shared = std::make_shared<LabelSpace>(std::move(*computed));
-    it = option_cache_.emplace(key, std::make_pair(std::move(shared), reason))
-             .first;
+  const BaseLabels& base = PoolTypeLabels(pool, type);
+  if (base.space == nullptr) {
+    *why = base.why;
+    return {};
   }
-  if (!it->second.first) *why = it->second.second;
-  return it->second.first;
+  auto [it, inserted] =
+      option_cache_.try_emplace(std::make_tuple(&pool, &type, reqs.signature));
+  if (inserted) {
+    std::optional<LabelSpace> overlay =
+        ComputeOverlay(type, *base.space, reqs.other, &it->second.second);
+    if (overlay) {
+      it->second.first = std::make_shared<LabelSpace>(std::move(*overlay));
+    }
+  }
+  if (!it->second.first) {
+    *why = it->second.second;
+    return {};
+  }
+  return {base.space, it->second.first};
 }
 
-std::optional<LabelSpace> Verifier::ComputeOptionLabels(
-    const v1::NodePool& pool, const v1::InstanceType& type,
-    const std::vector<Expr>& claim_requirements, std::string* why) {
+const Verifier::BaseLabels& Verifier::PoolTypeLabels(
+    const v1::NodePool& pool, const v1::InstanceType& type) {
+  auto [it, inserted] = base_labels_.try_emplace({&pool, &type});
+  if (!inserted) return it->second;
   LabelSpace space;
   for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
     space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
@@ -184,21 +194,45 @@ std::optional<LabelSpace> Verifier::ComputeOptionLabels(
   for (const auto& r : pool.spec().template_().spec().requirements()) {
     narrowing.push_back(ToExpr(r));
   }
-  for (const Expr& e : claim_requirements) {
-    if (e.key != labels::kHostname) narrowing.push_back(e);
-  }
   for (const Expr& e : narrowing) {
     verify_internal::NarrowSpace(space, e);
-    const Domain& d = space[e.key];
-    if (d.Empty()) {
+    if (space[e.key].Empty()) {
+      it->second.why = absl::StrCat(
+          "requirement ", verify_internal::ExprsToString({e}), " excludes it");
+      return it->second;
+    }
+  }
+  it->second.space = std::make_shared<LabelSpace>(std::move(space));
+  return it->second;
+}
+
+std::optional<LabelSpace> Verifier::ComputeOverlay(
+    const v1::InstanceType& type, const LabelSpace& base,
+    const std::vector<Expr>& claim_requirements, std::string* why) {
+  // The keys the NodeClaim narrows start from the base's domain (Unknown
+  // when the base has none), as if the space were narrowed in place.
+  LabelSpace overlay;
+  for (const Expr& e : claim_requirements) {
+    if (e.key == labels::kHostname) continue;
+    auto it = overlay.find(e.key);
+    if (it == overlay.end()) {
+      auto b = base.find(e.key);
+      it = overlay
+               .emplace(e.key, b == base.end() ? Domain::Unknown() : b->second)
+               .first;
+    }
+    it->second.Narrow(e);
+    if (it->second.Empty()) {
       *why = absl::StrCat("requirement ", verify_internal::ExprsToString({e}),
                           " excludes it");
       return std::nullopt;
     }
   }
   auto domain_or_unknown = [&](const char* key) {
-    auto it = space.find(key);
-    return it == space.end() ? Domain::Unknown() : it->second;
+    auto over = overlay.find(key);
+    if (over != overlay.end()) return over->second;
+    auto it = base.find(key);
+    return it == base.end() ? Domain::Unknown() : it->second;
   };
   const Domain zone = domain_or_unknown(labels::kZone);
   const Domain capacity_type = domain_or_unknown(labels::kCapacityType);
@@ -220,9 +254,9 @@ std::optional<LabelSpace> Verifier::ComputeOptionLabels(
                         " with capacity types ", capacity_type.ToString());
     return std::nullopt;
   }
-  space[labels::kZone] = zones;
-  space[labels::kCapacityType] = capacity_types;
-  return space;
+  overlay[labels::kZone] = zones;
+  overlay[labels::kCapacityType] = capacity_types;
+  return overlay;
 }
 
 }  // namespace nodeplan::verify_internal

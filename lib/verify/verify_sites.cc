@@ -52,11 +52,25 @@ void Verifier::CollectPods() {
   for (const auto& pod : request_.pods()) CollectPod(pod);
   // A replica is a pod like any other: one whose template sets
   // spec.nodeName is created bound, not pending (found by tests/fuzz).
+  // Replicas differ only in their name and uid, which no rule but coverage
+  // reads: the first replica's facts serve the others under their own keys.
   for (const auto& d : request_.deployments()) {
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    for (int i = 0; i < replicas; ++i) {
-      expanded_.push_back(workload::DeploymentReplica(d, i));
-      if (!CollectPod(expanded_.back())) break;  // every replica alike
+    if (replicas <= 0) continue;
+    expanded_.push_back(workload::DeploymentReplica(d, 0));
+    const size_t before = pods_.size();
+    const size_t bound_before = bound_node_.size();
+    if (!CollectPod(expanded_.back())) continue;  // every replica alike
+    if (pods_.size() == before) continue;         // not planned, all alike
+    const PodEntry first = pods_.back();
+    const std::string bound =
+        bound_node_.size() > bound_before ? bound_node_.back() : "";
+    const std::string prefix = first.facts.ns + "/" + d.metadata().name() + "-";
+    for (int i = 1; i < replicas; ++i) {
+      PodEntry entry = first;
+      entry.facts.key = prefix + std::to_string(i);
+      bound_node_.push_back(bound);
+      AddPod(std::move(entry));
     }
   }
   for (const auto& ds : request_.daemon_sets()) {
@@ -304,8 +318,7 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
       continue;
     }
     std::string why;
-    std::shared_ptr<const LabelSpace> labels =
-        OptionLabels(pool, *type, split, &why);
+    OptionLabelSet labels = OptionLabels(pool, *type, split, &why);
     if (!labels) {
       Add("instance-type", site.subject,
           absl::StrCat("option ", name, " is incompatible: ", why));

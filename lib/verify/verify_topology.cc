@@ -50,9 +50,11 @@ const std::set<std::string>& Verifier::CatalogDomains(const std::string& key) {
     if (catalog == nullptr) continue;
     for (const auto& type : catalog->instance_types()) {
       std::string why;
-      auto labels = OptionLabels(pool, type, ClaimRequirements{}, &why);
+      const OptionLabelSet labels =
+          OptionLabels(pool, type, ClaimRequirements{}, &why);
       if (!labels) continue;
-      auto present = verify_internal::Lookup(*labels, key).PresentValues();
+      const LabelLookup lookup(*labels.base, labels.overlay.get(), nullptr);
+      auto present = verify_internal::Lookup(lookup, key).PresentValues();
       if (present) values.insert(present->begin(), present->end());
     }
   }

@@ -101,4 +101,26 @@ v1::ScheduleRequest SeedNodePoolWorkload(int pods, uint64_t seed) {
   return request;
 }
 
+v1::ScheduleRequest PlainSeedWorkload(int pods) {
+  v1::ScheduleRequest r;
+  *r.add_node_pools() = WorkshopNodePool();
+  r.add_node_classes()->mutable_metadata()->set_name("default");
+  r.set_catalog_ref("aws");
+  const char* shapes[][2] = {{"250m", "256Mi"}, {"1", "2Gi"}, {"2", "1Gi"}};
+  for (int s = 0; s < 3; ++s) {
+    v1::Deployment* d = r.add_deployments();
+    d->mutable_metadata()->set_name("app-" + std::to_string(s));
+    d->mutable_metadata()->set_namespace_("default");
+    d->mutable_spec()->set_replicas(pods / 3);
+    v1::Container* c = d->mutable_spec()
+                           ->mutable_template_()
+                           ->mutable_spec()
+                           ->add_containers();
+    c->set_name("c");
+    (*c->mutable_resources()->mutable_requests())["cpu"] = shapes[s][0];
+    (*c->mutable_resources()->mutable_requests())["memory"] = shapes[s][1];
+  }
+  return r;
+}
+
 }  // namespace nodeplan::workload

@@ -124,6 +124,29 @@ TEST(Cli, ExplainPodAndNodePool) {
   EXPECT_THAT(np.out, HasSubstr("\"nodePool\": {"));
 }
 
+// --packing Optimized adds nodeplan's own proposal under Karpenter's
+// command, labelled as not Karpenter's; without it the table is unchanged.
+TEST(Cli, DisruptPackingOptimizedIsShownApart) {
+  const std::string base =
+      "disrupt -f examples/workshop/nodepool-default.yaml -f "
+      "examples/workshop/nodepool-general-purpose.yaml -f "
+      "examples/workshop/nodeclass-default.yaml -f "
+      "examples/workshop/scale-in/ --now 2026-12-02T12:00:00Z";
+  Result karpenter = Nodeplan(base);
+  ASSERT_EQ(karpenter.status, 0) << karpenter.err;
+  EXPECT_THAT(karpenter.out, Not(HasSubstr("optimized")));
+  Result optimized = Nodeplan(base + " --packing Optimized");
+  ASSERT_EQ(optimized.status, 0) << optimized.err;
+  EXPECT_THAT(optimized.out,
+              HasSubstr("Command: single-node-consolidation (Underutilized): "
+                        "delete ip-10-0-1-23.ec2.internal"));
+  EXPECT_THAT(optimized.out,
+              HasSubstr("nodeplan's optimized consolidation (not Karpenter's "
+                        "decision): none (this pass's commands save as much "
+                        "($0.192/hour))"));
+  EXPECT_NE(Nodeplan(base + " --packing Cheapest").status, 0);
+}
+
 // --with a whole cluster (it has NodeClaims) is compared as it is; NodePools
 // alone edit the -f cluster.
 TEST(Cli, DiffEditsOrCompares) {

@@ -77,7 +77,7 @@ TEST(LabelLookupTest, HostnameOverShared) {
   shared["topology.kubernetes.io/zone"] = Domain::Fixed("us-east-1a");
   shared["kubernetes.io/hostname"] = Domain::Fixed("ignored");
   const Domain host = Domain::Fixed("default-abcde");
-  const LabelLookup over(shared, &host);
+  const LabelLookup over(shared, nullptr, &host);
   const Expr on_host{"kubernetes.io/hostname", "In", {"default-abcde"}};
   const Expr in_zone{"topology.kubernetes.io/zone", "In", {"us-east-1a"}};
   const Expr gpu{"example.com/gpu", "Exists", {}};
@@ -89,6 +89,25 @@ TEST(LabelLookupTest, HostnameOverShared) {
   const LabelLookup plain(shared);
   EXPECT_FALSE(Lookup(plain, on_host.key).Possibly(on_host));
   EXPECT_FALSE(AllPossibly(plain, {on_host}));
+}
+
+// An overlay (a NodeClaim's narrowing of the shared space) replaces the
+// space's keys it holds; the hostname stays on top of both.
+TEST(LabelLookupTest, OverlayOverShared) {
+  LabelSpace shared;
+  shared["topology.kubernetes.io/zone"] = Domain::Fixed("us-east-1a");
+  shared["karpenter.sh/capacity-type"] = Domain::Fixed("spot");
+  LabelSpace overlay;
+  overlay["topology.kubernetes.io/zone"] = Domain::Fixed("us-east-1b");
+  overlay["kubernetes.io/hostname"] = Domain::Fixed("ignored");
+  const Domain host = Domain::Fixed("default-abcde");
+  const LabelLookup over(shared, &overlay, &host);
+  const Expr in_b{"topology.kubernetes.io/zone", "In", {"us-east-1b"}};
+  const Expr spot{"karpenter.sh/capacity-type", "In", {"spot"}};
+  const Expr on_host{"kubernetes.io/hostname", "In", {"default-abcde"}};
+  EXPECT_TRUE(AllDefinitely(over, {in_b, spot, on_host}));
+  const LabelLookup no_host(shared, &overlay, nullptr);
+  EXPECT_FALSE(Lookup(no_host, on_host.key).Possibly(on_host));
 }
 
 }  // namespace

@@ -311,6 +311,23 @@ std::vector<Case> Cases() {
              ->add_containers();
        },
        "coverage"},
+      // Replicas after the first are keyed by their own names.
+      {"a later deployment replica missing",
+       [](Plan& p) {
+         auto* d = p.req.add_deployments();
+         d->mutable_metadata()->set_name("dep");
+         d->mutable_spec()->set_replicas(3);
+         d->mutable_spec()
+             ->mutable_template_()
+             ->mutable_spec()
+             ->add_containers();
+         for (const char* n : {"default/dep-0", "default/dep-2"}) {
+           auto* u = p.resp.add_unschedulable();
+           u->set_pod(n);
+           u->set_reason("no capacity");
+         }
+       },
+       "coverage"},
       // A template with spec.nodeName makes replicas created bound to that
       // node: not pending, so not planned (found by fuzz_schedule_request).
       {"deployment replicas bound by the template's nodeName",

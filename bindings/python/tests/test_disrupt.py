@@ -78,3 +78,25 @@ def test_cluster_handle_updates_and_decides(scale_in_text):
         assert c.schedule().new_node_claims == []
     with pytest.raises(ValueError, match="closed"):
         c.disrupt(disrupt_pb2.DisruptRequest(now=NOW))
+
+
+def test_optimized_consolidation_is_reported_apart(scale_in_text):
+    # The option flows through the C ABI: Karpenter's command keeps its
+    # bytes and nodeplan's own proposal comes in `optimized`. On the
+    # scale-in the Underutilized budget (10% of two nodes, rounded up) allows
+    # one node, and deleting the m5.xlarge is the best one node gives.
+    req = scale_in_request(scale_in_text)
+    karpenter = nodeplan.disrupt(req)
+    req.options.packing = "Optimized"
+    resp = nodeplan.disrupt(req)
+    assert list(resp.commands) == list(karpenter.commands)
+    assert not karpenter.HasField("optimized")
+    assert resp.HasField("optimized")
+    assert not resp.optimized.HasField("command")
+    assert resp.optimized.karpenter_savings_per_hour == pytest.approx(0.192)
+    assert "save as much" in resp.optimized.reason
+    # Deleting the m5.xlarge already saves what it costs: nothing simulated.
+    assert resp.optimized.candidate_sets_tried == 0
+    req.options.packing = "Cheapest"
+    with pytest.raises(nodeplan.InvalidArgumentError, match="options.packing"):
+        nodeplan.disrupt(req)
