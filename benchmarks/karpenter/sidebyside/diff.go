@@ -140,8 +140,11 @@ type Summary struct {
 	KarpenterNondeterministic                                  int
 	// Clusters on which Karpenter gave one answer in every run, and how
 	// many of those nodeplan agrees with.
-	Deterministic, DeterministicAgree          int
-	NodeplanErrors                             int
+	Deterministic, DeterministicAgree int
+	NodeplanErrors                    int
+	// Disagreeing clusters on which nodeplan's NodeClaims, unschedulable
+	// pods or cost lie outside every Karpenter run's (Verdict.Outside).
+	OutsideRuns                                int
 	SelfPods, SelfPodsAgree, SelfClustersAgree int
 	Saved                                      []string
 }
@@ -167,6 +170,7 @@ func (s Summary) Print(out io.Writer) {
 	fmt.Fprintf(out, "Karpenter nondeterministic inputs: %s\n", pct(s.KarpenterNondeterministic, s.Clusters))
 	fmt.Fprintf(out, "Karpenter vs itself, per pod:      %s (run 2 against run 1)\n", pct(s.SelfPodsAgree, s.SelfPods))
 	fmt.Fprintf(out, "Karpenter vs itself, clusters:     %s\n", pct(s.SelfClustersAgree, s.Clusters))
+	fmt.Fprintf(out, "outside every Karpenter run:       %d (NodeClaims, unschedulable or cost)\n", s.OutsideRuns)
 	fmt.Fprintf(out, "nodeplan errors:                   %d\n", s.NodeplanErrors)
 	fmt.Fprintf(out, "disagreements saved:               %d\n", len(s.Saved))
 }
@@ -222,10 +226,15 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 			s.ClustersAgreeModuloNondeterminism++
 			continue
 		}
-		fmt.Fprintf(log, "seed %d: pods agreeing %d/%d with the first Karpenter run, %d/%d with the best (run %d); NodeClaims %d vs %d (first run)%s%s\n",
+		outside := v.Outside()
+		if outside != "" {
+			s.OutsideRuns++
+		}
+		fmt.Fprintf(log, "seed %d: pods agreeing %d/%d with the first Karpenter run, %d/%d with the best (run %d); NodeClaims %d vs %d (first run)%s%s%s\n",
 			seed, v.Result.PodsAgree, v.Result.Pods, v.Best.PodsAgree, v.Best.Pods, v.BestRun+1,
 			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, fmt.Sprintf(" (Karpenter nondeterministic: %d answers)", v.KarpenterAnswers), ""),
-			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""))
+			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""),
+			lo.Ternary(outside != "", " OUTSIDE("+outside+"): "+v.Spread(), ""))
 		if cfg.CasesDir == "" || v.NodeplanE != nil || (cfg.MaxSaved > 0 && len(s.Saved) >= cfg.MaxSaved) {
 			continue
 		}
@@ -388,6 +397,28 @@ func reductions(w *workload.Workload) []*workload.Workload {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Outside reports whether nodeplan's number of new NodeClaims, of
+// unschedulable pods or its cost lies outside the range of Karpenter's runs,
+// and which of them: a lead to a semantic difference rather than a tie.
+func (v *Verdict) Outside() string {
+	var what []string
+	n := v.Nodeplan
+	claims := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) int { return len(k.NewNodeClaims) })
+	unsched := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) int { return len(k.Unschedulable) })
+	costs := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) float64 { return k.Cost })
+	if c := len(n.NewNodeClaims); c < lo.Min(claims) || c > lo.Max(claims) {
+		what = append(what, "NodeClaims")
+	}
+	if u := len(n.Unschedulable); u < lo.Min(unsched) || u > lo.Max(unsched) {
+		what = append(what, "unschedulable")
+	}
+	tol := 1e-6 * math.Max(1, lo.Max(costs))
+	if n.Cost < lo.Min(costs)-tol || n.Cost > lo.Max(costs)+tol {
+		what = append(what, "cost")
+	}
+	return strings.Join(what, ",")
 }
 
 // Spread summarizes what varies between Karpenter's runs and where
