@@ -117,10 +117,22 @@ type Config struct {
 	// Generator names the cluster generator: "random" (workload.Random with
 	// Random, the default) or "varied" (workload.Varied).
 	Generator string
+	// Untie judges workload.Untie of each generated cluster (one zone, one
+	// capacity type), where Karpenter has no zone or capacity-type ties to
+	// break in map order.
+	Untie bool
 }
 
 // Make returns the generator's cluster for a seed.
 func (c Config) Make(seed int64) (*workload.Workload, string, error) {
+	w, origin, err := c.make(seed)
+	if err != nil || !c.Untie {
+		return w, origin, err
+	}
+	return workload.Untie(w), "workload.Untie(" + origin + ")", nil
+}
+
+func (c Config) make(seed int64) (*workload.Workload, string, error) {
 	switch c.Generator {
 	case "", "random":
 		return workload.Random(seed, c.Random), fmt.Sprintf("workload.Random(%d, DefaultRandomConfig)", seed), nil
@@ -178,7 +190,7 @@ func (s Summary) Print(out io.Writer) {
 // Run compares nodeplan with Karpenter on N random clusters.
 func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 	s := Summary{}
-	gen := lo.Ternary(cfg.Generator == "", "random", cfg.Generator)
+	gen := lo.Ternary(cfg.Generator == "", "random", cfg.Generator) + lo.Ternary(cfg.Untie, "-untied", "")
 	for i := 0; i < cfg.N; i++ {
 		seed := cfg.SeedStart + int64(i)
 		w, origin, err := cfg.Make(seed)
