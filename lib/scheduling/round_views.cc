@@ -237,6 +237,10 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
     absl::StrAppend(&sig, g.max_skew, "|", g.filter.honor_taints,
                     g.filter.honor_affinity, "|");
     if (tols == nullptr) {
+      // One group per constraint: minDomains is part of it, so a pod's own
+      // minDomains decides its global minimum. (Karpenter's hash leaves it
+      // out, below: the pod that creates the group decides for all.)
+      absl::StrAppend(&sig, "m", g.min_domains, "|");
       for (const Requirements& r : g.filter.alternatives)
         absl::StrAppend(&sig, r.String(in_), ";");
       if (g.filter.honor_taints)
@@ -248,7 +252,10 @@ int Round::GroupFor(GroupType type, const std::string& key_text,
       // between pods whose TopologyGroup.Hash (topologygroup.go) is equal.
       // That hash sees a requirement only through its exported fields, the
       // key (and minValues), and hashes the filter's terms and the
-      // tolerations as sets by XOR, so identical entries cancel in pairs.
+      // tolerations as sets by XOR, so identical entries cancel in pairs;
+      // minDomains is not hashed at all, so the group keeps the minDomains
+      // of the pod that created it (the first pending pod in input order:
+      // NewTopology builds every pod's groups before the first placement).
       // The first pod's filter then serves the whole group, and a relaxation
       // that changes the terms or tolerations (dropping a required term,
       // tolerating PreferNoSchedule) moves the pod to another group that has

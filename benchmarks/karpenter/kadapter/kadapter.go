@@ -137,6 +137,21 @@ func Prepare(w *workload.Workload) (*Prepared, error) {
 		}
 	}
 
+	// Pending pods in nodeplan's canonical input order (namespace, then
+	// name: include/nodeplan/schedule.h). Karpenter lists them from its
+	// informer cache, which has no order, and NewTopology builds the
+	// topology groups in the order it is given: a group shared by pods whose
+	// TopologyGroup.Hash is equal keeps what the hash leaves out (minDomains,
+	// the node filter's values) from the first of them. File order would
+	// hand Karpenter a different input from nodeplan's (varied-untied-816).
+	sort.SliceStable(pending, func(i, j int) bool {
+		ni, nj := lo.CoalesceOrEmpty(pending[i].Namespace, "default"), lo.CoalesceOrEmpty(pending[j].Namespace, "default")
+		if ni != nj {
+			return ni < nj
+		}
+		return pending[i].Name < pending[j].Name
+	})
+
 	var objs []client.Object
 	for _, n := range w.Nodes {
 		objs = append(objs, n.DeepCopy())

@@ -117,10 +117,22 @@ type Config struct {
 	// Generator names the cluster generator: "random" (workload.Random with
 	// Random, the default) or "varied" (workload.Varied).
 	Generator string
+	// Untie judges workload.Untie of each generated cluster (one zone, one
+	// capacity type), where Karpenter has no zone or capacity-type ties to
+	// break in map order.
+	Untie bool
 }
 
 // Make returns the generator's cluster for a seed.
 func (c Config) Make(seed int64) (*workload.Workload, string, error) {
+	w, origin, err := c.make(seed)
+	if err != nil || !c.Untie {
+		return w, origin, err
+	}
+	return workload.Untie(w), "workload.Untie(" + origin + ")", nil
+}
+
+func (c Config) make(seed int64) (*workload.Workload, string, error) {
 	switch c.Generator {
 	case "", "random":
 		return workload.Random(seed, c.Random), fmt.Sprintf("workload.Random(%d, DefaultRandomConfig)", seed), nil
@@ -140,8 +152,11 @@ type Summary struct {
 	KarpenterNondeterministic                                  int
 	// Clusters on which Karpenter gave one answer in every run, and how
 	// many of those nodeplan agrees with.
-	Deterministic, DeterministicAgree          int
-	NodeplanErrors                             int
+	Deterministic, DeterministicAgree int
+	NodeplanErrors                    int
+	// Disagreeing clusters on which nodeplan's NodeClaims, unschedulable
+	// pods or cost lie outside every Karpenter run's (Verdict.Outside).
+	OutsideRuns                                int
 	SelfPods, SelfPodsAgree, SelfClustersAgree int
 	Saved                                      []string
 }
@@ -167,6 +182,7 @@ func (s Summary) Print(out io.Writer) {
 	fmt.Fprintf(out, "Karpenter nondeterministic inputs: %s\n", pct(s.KarpenterNondeterministic, s.Clusters))
 	fmt.Fprintf(out, "Karpenter vs itself, per pod:      %s (run 2 against run 1)\n", pct(s.SelfPodsAgree, s.SelfPods))
 	fmt.Fprintf(out, "Karpenter vs itself, clusters:     %s\n", pct(s.SelfClustersAgree, s.Clusters))
+	fmt.Fprintf(out, "outside every Karpenter run:       %d (NodeClaims, unschedulable or cost)\n", s.OutsideRuns)
 	fmt.Fprintf(out, "nodeplan errors:                   %d\n", s.NodeplanErrors)
 	fmt.Fprintf(out, "disagreements saved:               %d\n", len(s.Saved))
 }
@@ -174,7 +190,7 @@ func (s Summary) Print(out io.Writer) {
 // Run compares nodeplan with Karpenter on N random clusters.
 func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 	s := Summary{}
-	gen := lo.Ternary(cfg.Generator == "", "random", cfg.Generator)
+	gen := lo.Ternary(cfg.Generator == "", "random", cfg.Generator) + lo.Ternary(cfg.Untie, "-untied", "")
 	for i := 0; i < cfg.N; i++ {
 		seed := cfg.SeedStart + int64(i)
 		w, origin, err := cfg.Make(seed)
@@ -222,10 +238,15 @@ func Run(cfg Config, nodeplan Scheduler, log io.Writer) (Summary, error) {
 			s.ClustersAgreeModuloNondeterminism++
 			continue
 		}
-		fmt.Fprintf(log, "seed %d: pods agreeing %d/%d with the first Karpenter run, %d/%d with the best (run %d); NodeClaims %d vs %d (first run)%s%s\n",
+		outside := v.Outside()
+		if outside != "" {
+			s.OutsideRuns++
+		}
+		fmt.Fprintf(log, "seed %d: pods agreeing %d/%d with the first Karpenter run, %d/%d with the best (run %d); NodeClaims %d vs %d (first run)%s%s%s\n",
 			seed, v.Result.PodsAgree, v.Result.Pods, v.Best.PodsAgree, v.Best.Pods, v.BestRun+1,
 			v.Result.ClaimsA, v.Result.ClaimsB, lo.Ternary(v.KarpenterNondeterministic, fmt.Sprintf(" (Karpenter nondeterministic: %d answers)", v.KarpenterAnswers), ""),
-			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""))
+			lo.Ternary(v.NodeplanE != nil, fmt.Sprintf(" (nodeplan error: %v)", v.NodeplanE), ""),
+			lo.Ternary(outside != "", " OUTSIDE("+outside+"): "+v.Spread(), ""))
 		if cfg.CasesDir == "" || v.NodeplanE != nil || (cfg.MaxSaved > 0 && len(s.Saved) >= cfg.MaxSaved) {
 			continue
 		}
@@ -388,6 +409,28 @@ func reductions(w *workload.Workload) []*workload.Workload {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Outside reports whether nodeplan's number of new NodeClaims, of
+// unschedulable pods or its cost lies outside the range of Karpenter's runs,
+// and which of them: a lead to a semantic difference rather than a tie.
+func (v *Verdict) Outside() string {
+	var what []string
+	n := v.Nodeplan
+	claims := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) int { return len(k.NewNodeClaims) })
+	unsched := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) int { return len(k.Unschedulable) })
+	costs := lo.Map(v.Karpenter, func(k *response.ScheduleResponse, _ int) float64 { return k.Cost })
+	if c := len(n.NewNodeClaims); c < lo.Min(claims) || c > lo.Max(claims) {
+		what = append(what, "NodeClaims")
+	}
+	if u := len(n.Unschedulable); u < lo.Min(unsched) || u > lo.Max(unsched) {
+		what = append(what, "unschedulable")
+	}
+	tol := 1e-6 * math.Max(1, lo.Max(costs))
+	if n.Cost < lo.Min(costs)-tol || n.Cost > lo.Max(costs)+tol {
+		what = append(what, "cost")
+	}
+	return strings.Join(what, ",")
 }
 
 // Spread summarizes what varies between Karpenter's runs and where

@@ -107,3 +107,40 @@ func TestVariedCoversItsFeatures(t *testing.T) {
 	}
 	t.Logf("%v; max pending %d; types %d..%d", seen, maxPods, minTypes, maxTypes)
 }
+
+// An untied cluster offers one zone and one capacity type everywhere, and
+// leaves the generated cluster as it was.
+func TestUntieLeavesOneZoneAndCapacityType(t *testing.T) {
+	for seed := int64(1); seed <= 50; seed++ {
+		v := workload.Varied(seed)
+		before := len(v.Catalog.InstanceTypes[0].Offerings)
+		u := workload.Untie(v)
+		if len(v.Catalog.InstanceTypes[0].Offerings) != before {
+			t.Fatalf("seed %d: Untie changed the generated catalog", seed)
+		}
+		for _, it := range u.Catalog.InstanceTypes {
+			for _, o := range it.Offerings {
+				if o.Zone != workload.UntiedZone || o.CapacityType != workload.UntiedCapacityType {
+					t.Fatalf("seed %d: %s keeps offering %s/%s", seed, it.Name, o.Zone, o.CapacityType)
+				}
+			}
+		}
+		for _, np := range u.NodePools {
+			for _, r := range np.Spec.Template.Spec.Requirements {
+				if r.Key == corev1.LabelTopologyZone && (len(r.Values) != 1 || r.Values[0] != workload.UntiedZone) {
+					t.Fatalf("seed %d: NodePool %s zone requirement %v", seed, np.Name, r.Values)
+				}
+			}
+		}
+		for _, nc := range u.NodeClaims {
+			if z, ok := nc.Labels[corev1.LabelTopologyZone]; ok && z != workload.UntiedZone {
+				t.Fatalf("seed %d: NodeClaim %s in %s", seed, nc.Name, z)
+			}
+		}
+		for _, n := range u.Nodes {
+			if z, ok := n.Labels[corev1.LabelTopologyZone]; ok && z != workload.UntiedZone {
+				t.Fatalf("seed %d: node %s in %s", seed, n.Name, z)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@
 //	difftest -w DIR                         # judge one saved workload
 //	difftest -gen varied -n 2000 -reps 8    # the varied generator
 //	difftest -gen varied -n 20 -write DIR   # write the clusters, judge nothing
+//	difftest -gen varied -untie -n 1000     # one zone, one capacity type: no ties
 package main
 
 import (
@@ -31,10 +32,11 @@ func main() {
 	against := flag.String("against", "nodeplan", "nodeplan, or karpenter (Karpenter against itself)")
 	dir := flag.String("w", "", "judge one workload directory and print the differences")
 	gen := flag.String("gen", "random", "cluster generator: random (workload.Random) or varied (workload.Varied)")
+	untie := flag.Bool("untie", false, "judge each cluster with one zone and one capacity type (workload.Untie): no ties for Karpenter to break in map order")
 	write := flag.String("write", "", "write the -n generated clusters to DIR/<gen>-<seed> instead of judging them")
 	flag.Parse()
 	cfg := sidebyside.Config{N: *n, SeedStart: *seed, Reps: *reps, CasesDir: *cases, Minimize: *minimize,
-		MaxSaved: *maxSaved, Random: workload.DefaultRandomConfig, Generator: *gen}
+		MaxSaved: *maxSaved, Random: workload.DefaultRandomConfig, Generator: *gen, Untie: *untie}
 
 	if *write != "" {
 		if err := writeClusters(cfg, *write); err != nil {
@@ -72,7 +74,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Printf("\n== differential: generator %s, seeds %d..%d, Karpenter runs per cluster %d, %s ==\n", *gen, *seed, *seed+int64(*n)-1, *reps, time.Since(start).Round(time.Second))
+	fmt.Printf("\n== differential: generator %s%s, seeds %d..%d, Karpenter runs per cluster %d, %s ==\n", *gen, map[bool]string{true: " (untied)"}[*untie], *seed, *seed+int64(*n)-1, *reps, time.Since(start).Round(time.Second))
 	s.Print(os.Stdout)
 }
 
@@ -112,7 +114,7 @@ func writeClusters(cfg sidebyside.Config, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := w.Write(filepath.Join(dir, fmt.Sprintf("%s-%d", cfg.Generator, seed))); err != nil {
+		if err := w.Write(filepath.Join(dir, fmt.Sprintf("%s%s-%d", cfg.Generator, map[bool]string{true: "-untied"}[cfg.Untie], seed))); err != nil {
 			return err
 		}
 	}
