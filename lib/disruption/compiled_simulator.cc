@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/shared_lru.h"
 #include "disruption/arena_view.h"
 #include "disruption/pod_rules.h"
+#include "nodeplan/digest.h"
 #include "scheduling/pods.h"
 #include "scheduling/round.h"
 
@@ -18,6 +20,24 @@ namespace {
 const std::string& EmptyString() {
   static const std::string* empty = new std::string();
   return *empty;
+}
+
+// Snapshot::Compile(base), memoized per process for requests on the
+// embedded catalog: a one-shot pass compiles the same NodePools on every
+// call (about 5% of a 1,000-node pass, the catalog's types copied and the
+// domain universe built), and a snapshot is immutable and shared. Keyed by
+// every byte Compile reads; an explicit catalog (possibly megabytes) is
+// compiled each time.
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotOf(
+    const v1::ScheduleRequest& base) {
+  if (base.has_catalog()) return Snapshot::Compile(base);
+  static auto* const cache = new catalog::SharedLru<Snapshot>(8);
+  std::string key = DeterministicBytes(base);
+  if (std::shared_ptr<const Snapshot> hit = cache->Find(key)) return hit;
+  absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
+      Snapshot::Compile(base);
+  if (snap.ok()) cache->Put(std::move(key), *snap);
+  return snap;
 }
 
 }  // namespace
@@ -93,8 +113,7 @@ CompiledSimulator::Compile() const {
   base.set_catalog_ref(r.catalog_ref());
   *base.mutable_node_overlays() = r.node_overlays();
   *base.mutable_unavailable_offerings() = r.unavailable_offerings();
-  absl::StatusOr<std::shared_ptr<const Snapshot>> snap =
-      Snapshot::Compile(base);
+  absl::StatusOr<std::shared_ptr<const Snapshot>> snap = SnapshotOf(base);
   if (!snap.ok()) return snap.status();
   out->snapshot = *std::move(snap);
 
