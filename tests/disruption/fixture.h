@@ -226,6 +226,17 @@ inline v1::NodePool& OnDemandOnly(v1::NodePool& np) {
   return np;
 }
 
+// Adds "reserved" to the NodePool's capacity types (the fixture's first
+// requirement).
+inline v1::NodePool& AllowReserved(v1::NodePool& np) {
+  np.mutable_spec()
+      ->mutable_template_()
+      ->mutable_spec()
+      ->mutable_requirements(0)
+      ->add_values("reserved");
+  return np;
+}
+
 // The cloud provider reports `node`'s NodeClaim drifted.
 inline void ProviderDrift(Cluster& c, const std::string& node,
                           const std::string& reason = "AMIDrifted") {

@@ -442,12 +442,7 @@ TEST(KarpenterDriftConditionTest, ReservedNodeClaimsMatchReservedOrOnDemand) {
                                    {{}, true}};
   for (const Case& k : cases) {
     Cluster c;
-    c.NodePool("default")
-        .mutable_spec()
-        ->mutable_template_()
-        ->mutable_spec()
-        ->mutable_requirements(0)
-        ->add_values("reserved");
+    AllowReserved(c.NodePool("default"));
     c.Node("n1", "default",
            {.capacity_type = "reserved", .created = kTwoHoursAgo});
     (*c.ClaimOf("n1")

@@ -329,11 +329,7 @@ TEST(KarpenterConsolidationTest, NoReplaceWhenTheCheaperTypesMissMinValues) {
 TEST(KarpenterConsolidationTest, MovesFromOneReservationToACheaperOne) {
   Cluster c;
   v1::NodePool& np = SuitePool(c, "default");
-  np.mutable_spec()
-      ->mutable_template_()
-      ->mutable_spec()
-      ->mutable_requirements(0)
-      ->add_values("reserved");
+  AllowReserved(np);
   for (v1::InstanceType& t :
        *c.request().mutable_catalog()->mutable_instance_types()) {
     const int cpu = t.name() == "size-16" ? 16 : t.name() == "size-1" ? 1 : 0;

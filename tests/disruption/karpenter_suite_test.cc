@@ -1172,11 +1172,7 @@ TEST(KarpenterReservedCapacityTest, ConsolidatesIntoReservedOfTheSameType) {
   for (const char* from : {"on-demand", "spot"}) {
     Cluster c;
     v1::NodePool& np = c.NodePool("default");
-    np.mutable_spec()
-        ->mutable_template_()
-        ->mutable_spec()
-        ->mutable_requirements(0)
-        ->add_values("reserved");
+    AllowReserved(np);
     v1::Catalog& cat = *c.request().mutable_catalog();
     for (v1::InstanceType& t : *cat.mutable_instance_types()) {
       if (t.name() != "size-16") continue;

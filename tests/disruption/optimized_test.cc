@@ -59,12 +59,7 @@ Cluster ThreeHalfFullNodes() {
   *c.request().mutable_catalog() = SizedCatalog({4, 8, 16});
   v1::NodePool& np = c.NodePool("default");
   np.mutable_spec()->mutable_disruption()->add_budgets()->set_nodes("100%");
-  v1::NodeSelectorRequirement* ct = np.mutable_spec()
-                                        ->mutable_template_()
-                                        ->mutable_spec()
-                                        ->mutable_requirements(0);
-  ct->clear_values();
-  ct->add_values("on-demand");
+  OnDemandOnly(np);
   for (const char* n : {"n1", "n2", "n3"}) {
     c.Node(n, "default", {.type = "size-16"});
     for (int i = 0; i < 9; ++i) c.Pod(absl::StrCat(n, "-p", i), n, "1");
