@@ -62,7 +62,7 @@ std::string CompiledSimulator::CacheKey() const {
       o.max_instance_types(), "|",
       o.has_reserved_capacity() ? (o.reserved_capacity() ? 1 : 0) : -1, "|",
       o.spread_bookkeeping(), "|",
-      BoundLabels() == scheduling::BoundPodLabels::kSkip ? "skip" : "labels");
+      bound_labels_ == scheduling::BoundPodLabels::kSkip ? "skip" : "labels");
   return key;
 }
 
@@ -76,6 +76,7 @@ scheduling::BoundPodLabels CompiledSimulator::BoundLabels() const {
 }
 
 absl::Status CompiledSimulator::Build() {
+  bound_labels_ = BoundLabels();  // one walk over the pods, read twice below
   const std::string key = CacheKey();
   if (!key.empty()) compiled_ = held_.cache->Find(key);
   if (compiled_ == nullptr) {
@@ -186,7 +187,7 @@ CompiledSimulator::Compile() const {
     k.terminating = pv.facts.terminating;
   }
   absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =
-      scheduling::ClusterModel::Build(out->snapshot, s, known, BoundLabels());
+      scheduling::ClusterModel::Build(out->snapshot, s, known, bound_labels_);
   if (!model.ok()) return model.status();
   out->model = *std::move(model);
   return std::shared_ptr<const CompiledState>(std::move(out));

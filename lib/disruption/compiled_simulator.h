@@ -43,6 +43,10 @@ class CompiledSimulator : public Simulator {
   // falls back).
   scheduling::BoundPodLabels BoundLabels() const;
 
+  // BoundLabels() of this pass, set by Build before the key and the compile
+  // read it.
+  scheduling::BoundPodLabels bound_labels_ =
+      scheduling::BoundPodLabels::kIntern;
   ClusterView& view_;
   const ConditionsResult& conditions_;
   HeldCluster held_;
