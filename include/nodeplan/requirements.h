@@ -355,8 +355,9 @@ struct MinValuesResult {
 MinValuesResult SatisfiesMinValues(
     const Requirements& requirements,
     absl::Span<const Requirements* const> instance_types);
-// Karpenter's error: "minValues requirement is not met for label(s)"; here
-// followed by the short keys: " [k1 k2]" (sorted text).
+// Karpenter's error as its structured error prints it: "minValues
+// requirement is not met for label(s) (label(s)=[k1 k2])", the keys sorted
+// (Karpenter lists them in map order).
 std::string MinValuesMessage(const MinValuesResult& result,
                              const Interner& names);
 

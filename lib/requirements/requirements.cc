@@ -292,8 +292,11 @@ std::string MinValuesMessage(const MinValuesResult& result,
     keys.push_back(names.KeyText(key));
   }
   std::sort(keys.begin(), keys.end());
-  return absl::StrCat("minValues requirement is not met for label(s) [",
-                      absl::StrJoin(keys, " "), "]");
+  // Karpenter's structured error (serrors) renders its value as
+  // "(label(s)=[a b])"; its keys come in map order, nodeplan's sorted.
+  return absl::StrCat(
+      "minValues requirement is not met for label(s) (label(s)=[",
+      absl::StrJoin(keys, " "), "])");
 }
 
 }  // namespace nodeplan

@@ -119,7 +119,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
           "pod didn\u2019t schedule because NodePool couldn\u2019t meet "
           "minValues "
           "requirements, validating minValues, ",
-          e, " (NodePool ", pool.name, ")");
+          e, " (NodePool=", pool.name, ")");
       return;
     }
   }

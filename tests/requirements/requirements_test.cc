@@ -316,8 +316,9 @@ TEST(RequirementsTest, SatisfiesMinValues) {
   // Both keys are short: one family, two types (floor 3).
   EXPECT_EQ(bad.unsatisfied, (std::vector<std::pair<LabelKeyId, int>>{
                                  {v.K("family"), 1}, {v.K("type"), 2}}));
-  EXPECT_EQ(MinValuesMessage(bad, v.names()),
-            "minValues requirement is not met for label(s) [family type]");
+  EXPECT_EQ(
+      MinValuesMessage(bad, v.names()),
+      "minValues requirement is not met for label(s) (label(s)=[family type])");
 
   // No minValues, or an empty list: satisfied with 0 (Karpenter's answer).
   EXPECT_EQ(

@@ -19,7 +19,7 @@ TEST(MinValues, StrictFailsBestEffortRelaxes) {
   EXPECT_EQ(strict.new_node_claims_size(), 0);
   EXPECT_THAT(ReasonFor(strict, "default/a"),
               HasSubstr("minValues requirement is not met for label(s) "
-                        "[node.kubernetes.io/instance-type]"));
+                        "(label(s)=[node.kubernetes.io/instance-type])"));
   r.mutable_options()->set_min_values_policy("BestEffort");
   auto relaxed = MustSchedule(r);
   ASSERT_EQ(relaxed.new_node_claims_size(), 1);
