@@ -1,0 +1,387 @@
+// Scenarios translated from Karpenter's instance selection suite
+// (sigs.k8s.io/karpenter v1.14.1,
+// pkg/controllers/provisioning/scheduling/instance_selection_test.go) on the
+// fake provider's assorted types (one offering per type, every combination
+// of size, zone, capacity type, OS and architecture; see
+// karpenter_fixture.h), beyond the cases karpenter_suite_test.cc restates.
+// Karpenter shuffles the types before each case; nodeplan's answer does not
+// depend on catalog order, which the table checks by also running each case
+// on the catalog reversed.
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "fixtures.h"
+#include "gmock/gmock.h"
+#include "karpenter_fixture.h"
+
+namespace nodeplan::testing {
+namespace {
+
+constexpr char kArch[] = "kubernetes.io/arch";
+constexpr char kOs[] = "kubernetes.io/os";
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kCapacityType[] = "karpenter.sh/capacity-type";
+
+// The suite's NodePool: both capacity types, both architectures.
+std::string DefaultPool() {
+  return absl::StrCat(Req(kCapacityType, "In", {"spot", "on-demand"}),
+                      Req(kArch, "In", {"arm64", "amd64"}));
+}
+
+v1::Catalog Reversed(v1::Catalog c) {
+  std::reverse(c.mutable_instance_types()->begin(),
+               c.mutable_instance_types()->end());
+  return c;
+}
+
+// The assorted types without those `drop` names (by a name fragment).
+v1::Catalog AssortedWithout(const std::vector<std::string>& fragments) {
+  v1::Catalog all = Assorted();
+  v1::Catalog out = all;
+  out.clear_instance_types();
+  for (const auto& t : all.instance_types()) {
+    bool drop = true;
+    for (const auto& f : fragments)
+      drop = drop && t.name().find(f) != std::string::npos;
+    if (!drop) *out.add_instance_types() = t;
+  }
+  return out;
+}
+
+// instance_selection_test.go: the twenty "should schedule on one of the
+// cheapest instances (...)" cases. The launch is at the cheapest price of
+// the whole catalog (a 1-core, 1Gi type exists in every combination) and
+// every instance type option of the NodeClaim honours the constraints
+// (ExpectInstancesWithLabel / ExpectInstancesWithOffering), read from the
+// assorted names "<cpu>-cpu-<mem>-mem-<arch>-<os>-<zone>-<capacity type>".
+TEST(KarpenterInstanceSelection, CheapestInstanceWithinEveryConstraint) {
+  const double min_price = 0.1 * 1 + 0.1 * kGiB / 1e9;
+  struct Case {
+    const char* name;
+    std::string pool;                // empty: the suite's NodePool
+    std::vector<std::string> pod;    // required node affinity expressions
+    std::vector<std::string> parts;  // in every option's name
+  } cases[] = {
+      {"unconstrained", "", {}, {}},
+      {"pod arch = amd64", "", {Expr(kArch, "In", {"amd64"})}, {"-amd64-"}},
+      {"pod arch = arm64", "", {Expr(kArch, "In", {"arm64"})}, {"-arm64-"}},
+      {"prov arch = amd64", Req(kArch, "In", {"amd64"}), {}, {"-amd64-"}},
+      {"prov arch = arm64", Req(kArch, "In", {"arm64"}), {}, {"-arm64-"}},
+      {"prov os = windows", Req(kOs, "In", {"windows"}), {}, {"-windows-"}},
+      {"pod os = windows", "", {Expr(kOs, "In", {"windows"})}, {"-windows-"}},
+      {"pod os = linux", "", {Expr(kOs, "In", {"linux"})}, {"-linux-"}},
+      {"prov zone = test-zone-2",
+       Req(kZone, "In", {"test-zone-2"}),
+       {},
+       {"-test-zone-2-"}},
+      {"pod zone = test-zone-2",
+       "",
+       {Expr(kZone, "In", {"test-zone-2"})},
+       {"-test-zone-2-"}},
+      {"prov ct = spot", Req(kCapacityType, "In", {"spot"}), {}, {"-spot"}},
+      {"pod ct = spot", "", {Expr(kCapacityType, "In", {"spot"})}, {"-spot"}},
+      {"prov ct = ondemand, prov zone = test-zone-1",
+       absl::StrCat(Req(kCapacityType, "In", {"on-demand"}),
+                    Req(kZone, "In", {"test-zone-1"})),
+       {},
+       {"-test-zone-1-on-demand"}},
+      {"pod ct = spot, pod zone = test-zone-1",
+       "",
+       {Expr(kCapacityType, "In", {"spot"}),
+        Expr(kZone, "In", {"test-zone-1"})},
+       {"-test-zone-1-spot"}},
+      {"prov ct = spot, pod zone = test-zone-2",
+       Req(kCapacityType, "In", {"spot"}),
+       {Expr(kZone, "In", {"test-zone-2"})},
+       {"-test-zone-2-spot"}},
+      {"prov ct = ondemand/test-zone-1/arm64/windows",
+       absl::StrCat(Req(kArch, "In", {"arm64"}), Req(kOs, "In", {"windows"}),
+                    Req(kCapacityType, "In", {"on-demand"}),
+                    Req(kZone, "In", {"test-zone-1"})),
+       {},
+       {"-arm64-windows-test-zone-1-on-demand"}},
+      {"prov = spot/test-zone-2, pod = amd64/linux",
+       absl::StrCat(Req(kArch, "In", {"amd64"}), Req(kOs, "In", {"linux"})),
+       {Expr(kCapacityType, "In", {"spot"}),
+        Expr(kZone, "In", {"test-zone-2"})},
+       {"-amd64-linux-test-zone-2-spot"}},
+      {"pod ct = spot/test-zone-2/amd64/linux",
+       "",
+       {Expr(kArch, "In", {"amd64"}), Expr(kOs, "In", {"linux"}),
+        Expr(kCapacityType, "In", {"spot"}),
+        Expr(kZone, "In", {"test-zone-2"})},
+       {"-amd64-linux-test-zone-2-spot"}},
+  };
+  for (const Case& c : cases) {
+    for (bool reversed : {false, true}) {
+      auto r = KRequest(c.pool.empty() ? DefaultPool() : c.pool,
+                        reversed ? Reversed(Assorted()) : Assorted());
+      *r.add_pods() = c.pod.empty() ? Bare("p") : Bare("p", Required(c.pod));
+      auto resp = MustSchedule(r);
+      ASSERT_EQ(resp.new_node_claims_size(), 1) << c.name;
+      const auto& claim = resp.new_node_claims(0);
+      EXPECT_DOUBLE_EQ(claim.launch().price(), min_price) << c.name;
+      ASSERT_GT(claim.instance_types_size(), 0) << c.name;
+      for (const auto& t : claim.instance_types())
+        for (const auto& part : c.parts)
+          EXPECT_THAT(t, ::testing::HasSubstr(part)) << c.name;
+      for (const auto& part : c.parts)
+        EXPECT_THAT(claim.launch().instance_type(), ::testing::HasSubstr(part))
+            << c.name;
+      if (reversed) continue;
+      // Same answer whatever the catalog order.
+      auto again = KRequest(c.pool.empty() ? DefaultPool() : c.pool,
+                            Reversed(Assorted()));
+      *again.add_pods() = r.pods(0);
+      EXPECT_EQ(MustSchedule(again).new_node_claims(0).launch().instance_type(),
+                claim.launch().instance_type())
+          << c.name;
+    }
+  }
+}
+
+// instance_selection_test.go: "should not schedule if no instance type
+// matches selector (pod arch = arm)", "...(pod arch = arm zone=test-zone-2)"
+// and "...(prov arch = arm / pod zone=test-zone-2)": with the arm64 types
+// (of zone-2) removed, nothing launches.
+TEST(KarpenterInstanceSelection, NoMatchingTypeLaunchesNothing) {
+  struct Case {
+    const char* name;
+    v1::Catalog catalog;
+    std::string pool;
+    std::vector<std::string> pod;
+  } cases[] = {
+      {"pod arch = arm",
+       AssortedWithout({"-arm64-"}),
+       DefaultPool(),
+       {Expr(kArch, "In", {"arm64"})}},
+      {"pod arch = arm zone=test-zone-2",
+       AssortedWithout({"-arm64-", "-test-zone-2-"}),
+       DefaultPool(),
+       {Expr(kArch, "In", {"arm64"}), Expr(kZone, "In", {"test-zone-2"})}},
+      {"prov arch = arm / pod zone=test-zone-2",
+       AssortedWithout({"-arm64-", "-test-zone-2-"}),
+       Req(kArch, "In", {"arm64"}),
+       {Expr(kZone, "In", {"test-zone-2"})}},
+  };
+  for (const Case& c : cases) {
+    ASSERT_GT(c.catalog.instance_types_size(), 0) << c.name;
+    auto r = KRequest(c.pool, c.catalog);
+    *r.add_pods() = Bare("p", Required(c.pod));
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.new_node_claims_size(), 0) << c.name;
+    EXPECT_EQ(resp.unschedulable_size(), 1) << c.name;
+  }
+}
+
+// instance_selection_test.go: "should schedule on an instance with enough
+// resources": three equal pods of every (cpu, memory) pair below share one
+// NodeClaim, and every instance type it offers holds the three plus its
+// own overhead (kube-reserved 100m CPU and 10Mi) strictly inside capacity.
+TEST(KarpenterInstanceSelection, EveryOptionHoldsThePodsAndOverhead) {
+  for (double cpu : {0.1, 1.0, 2.0, 2.5, 4.0, 8.0, 16.0}) {
+    for (double mem : {0.1, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
+      auto r = KRequest(DefaultPool(), Assorted());
+      for (int i = 0; i < 3; ++i)
+        *r.add_pods() = Pod(absl::StrCat("p", i), absl::StrFormat("%0.1f", cpu),
+                            absl::StrFormat("%0.1fGi", mem));
+      auto resp = MustSchedule(r);
+      ASSERT_EQ(resp.new_node_claims_size(), 1) << cpu << " " << mem;
+      for (const auto& name : resp.new_node_claims(0).instance_types()) {
+        int type_cpu = 0, type_mem = 0;
+        ASSERT_EQ(
+            std::sscanf(name.c_str(), "%d-cpu-%d-mem-", &type_cpu, &type_mem),
+            2)
+            << name;
+        EXPECT_LT(3 * cpu + 0.1, type_cpu) << name;
+        EXPECT_LT(3 * mem * kGiB + 10 * 1048576.0, type_mem * kGiB) << name;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// minValues (instance_selection_test.go, Context "MinValues").
+
+struct MinType {
+  const char* name;
+  int cpu;
+  double price;
+  const char* arch;
+  int numeric;  // karpenter/numerical-value, or 0 for none
+};
+
+// fake.NewInstanceType with one spot offering in "test-zone-1-spot".
+v1::Catalog MinCatalog(const std::vector<MinType>& types) {
+  v1::Catalog c;
+  for (const MinType& m : types) {
+    v1::InstanceType t = KType(m.name, m.cpu, m.cpu, 5, m.arch, {"linux"});
+    t.clear_offerings();
+    auto* o = t.add_offerings();
+    o->set_zone("test-zone-1-spot");
+    o->set_capacity_type("spot");
+    o->set_price(m.price);
+    if (m.numeric != 0) {
+      auto* r = t.add_requirements();
+      r->set_key("karpenter/numerical-value");
+      r->set_operator_("In");
+      r->add_values(absl::StrCat(m.numeric));
+    }
+    *c.add_instance_types() = t;
+  }
+  return c;
+}
+
+// Two pods of 0.9 CPU and 0.9Gi fit together only on a type that alone
+// would break minValues: Karpenter puts them on two NodeClaims, each with
+// at least two types; where even one pod cannot meet minValues, both wait.
+TEST(KarpenterInstanceSelection, MinValuesOperators) {
+  const char* kNum = "karpenter/numerical-value";
+  struct Case {
+    const char* name;
+    std::vector<MinType> types;
+    std::string pool;
+    std::vector<std::string> pod;  // required expressions of both pods
+    int max_instance_types;        // 0: the default
+    const char* reason;            // nullptr: both pods schedule
+  } cases[] = {
+      {"should schedule respecting the minValues in Gt operator",
+       {{"instance-type-1", 1, 0.52, "arm64", 2},
+        {"instance-type-2", 1, 1.0, "arm64", 3},
+        {"instance-type-3", 4, 1.2, "arm64", 4}},
+       R"pb(requirements { key: "karpenter/numerical-value" operator: "Gt" values: "2" min_values: 2 })pb",
+       {},
+       0,
+       nullptr},
+      {"scheduler should fail if the minValues in Gt operator is not "
+       "satisfied",
+       {{"instance-type-1", 1, 0.52, "arm64", 2},
+        {"instance-type-2", 4, 1.0, "arm64", 3}},
+       R"pb(requirements { key: "karpenter/numerical-value" operator: "Exists" min_values: 2 })pb",
+       {Expr(kNum, "Gt", {"2"})},
+       0,
+       "minValues requirement is not met for label(s) "
+       "(label(s)=[karpenter/numerical-value])"},
+      {"should schedule respecting the minValues in Lt operator",
+       {{"instance-type-1", 1, 0.52, "arm64", 2},
+        {"instance-type-2", 1, 1.0, "arm64", 3},
+        {"instance-type-3", 4, 1.2, "arm64", 4}},
+       R"pb(requirements { key: "karpenter/numerical-value" operator: "Lt" values: "4" min_values: 2 })pb",
+       {},
+       0,
+       nullptr},
+      {"scheduler should fail if the minValues in Lt operator is not "
+       "satisfied",
+       {{"instance-type-1", 2, 0.52, "arm64", 2},
+        {"instance-type-2", 4, 1.2, "arm64", 4}},
+       R"pb(requirements { key: "karpenter/numerical-value" operator: "Lt" values: "4" min_values: 2 })pb",
+       {},
+       0,
+       "nodepool requirements filtered out all available instance types"},
+      {"should schedule considering the max of the minValues of In and NotIn "
+       "operators",
+       {{"instance-type-1", 1, 0.52, "arm64", 0},
+        {"instance-type-2", 2, 1.0, "arm64", 0},
+        {"instance-type-3", 4, 1.2, "arm64", 0}},
+       R"pb(requirements { key: "node.kubernetes.io/instance-type" operator: "In"
+              values: "instance-type-1" values: "instance-type-2" values: "instance-type-3" min_values: 1 }
+            requirements { key: "node.kubernetes.io/instance-type" operator: "NotIn"
+              values: "instance-type-3" min_values: 2 })pb",
+       {},
+       0,
+       nullptr},
+      {"should schedule considering the max of the minValues of Gt and Lt "
+       "operators",
+       {{"instance-type-1", 1, 0.52, "arm64", 2},
+        {"instance-type-2", 1, 1.0, "arm64", 3},
+        {"instance-type-3", 4, 1.2, "arm64", 4},
+        {"instance-type-4", 4, 1.2, "arm64", 5}},
+       R"pb(requirements { key: "karpenter/numerical-value" operator: "Gt" values: "2" min_values: 1 }
+            requirements { key: "karpenter/numerical-value" operator: "Lt" values: "5" min_values: 2 })pb",
+       {},
+       0,
+       nullptr},
+      {"schedule should fail if minimum number of InstanceTypes is not met "
+       "as per the minValues in the requirement after truncation",
+       {{"instance-type-1", 1, 0.52, "arm64", 0},
+        {"instance-type-2", 4, 1.0, "arm64", 0}},
+       R"pb(requirements { key: "node.kubernetes.io/instance-type" operator: "In"
+              values: "instance-type-1" values: "instance-type-2" min_values: 2 })pb",
+       {},
+       1,
+       "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues "
+       "requirements, validating minValues, minValues requirement is not met "
+       "for label(s) (label(s)=[node.kubernetes.io/instance-type]) "
+       "(NodePool=default)"},
+      {"should schedule and pick the max of minValues of InstanceTypes if "
+       "multiple operators are used for the same requirement",
+       {{"instance-type-1", 1, 0.52, "arm64", 0},
+        {"instance-type-2", 4, 1.0, "arm64", 0}},
+       R"pb(requirements { key: "node.kubernetes.io/instance-type" operator: "Exists" min_values: 1 }
+            requirements { key: "node.kubernetes.io/instance-type" operator: "In"
+              values: "instance-type-1" values: "instance-type-2" min_values: 2 })pb",
+       {},
+       0,
+       nullptr},
+      {"should schedule and respect multiple requirement keys with minValues",
+       {{"instance-type-1", 1, 0.52, "arm64", 0},
+        {"instance-type-2", 4, 1.0, "amd64", 0}},
+       R"pb(requirements { key: "kubernetes.io/arch" operator: "Exists" min_values: 2 }
+            requirements { key: "node.kubernetes.io/instance-type" operator: "In"
+              values: "instance-type-1" values: "instance-type-2" min_values: 1 })pb",
+       {},
+       0,
+       nullptr},
+  };
+  for (const Case& c : cases) {
+    auto r = KRequest(c.pool, MinCatalog(c.types));
+    if (c.max_instance_types > 0)
+      r.mutable_options()->set_max_instance_types(c.max_instance_types);
+    for (const char* name : {"a", "b"}) {
+      v1::Pod p = Pod(name, "900m", "921Mi");
+      if (!c.pod.empty()) p.MergeFrom(Parse<v1::Pod>(Required(c.pod)));
+      *r.add_pods() = p;
+    }
+    auto resp = MustSchedule(r);
+    if (c.reason != nullptr) {
+      EXPECT_EQ(resp.new_node_claims_size(), 0) << c.name;
+      EXPECT_EQ(resp.unschedulable_size(), 2) << c.name;
+      for (const auto& u : resp.unschedulable())
+        EXPECT_THAT(u.reason(), ::testing::HasSubstr(c.reason)) << c.name;
+      continue;
+    }
+    EXPECT_TRUE(resp.unschedulable().empty()) << c.name;
+    ASSERT_EQ(resp.new_node_claims_size(), 2) << c.name;
+    for (const auto& claim : resp.new_node_claims()) {
+      EXPECT_EQ(claim.pods_size(), 1) << c.name;
+      EXPECT_GE(claim.instance_types_size(), 2) << c.name;
+    }
+  }
+}
+
+// instance_selection_test.go: "schedule should fail if minimum number of
+// InstanceTypes is not met as per the minValues in the requirement" (ten
+// types, minValues 11 on the instance type)
+TEST(KarpenterInstanceSelection, MinValuesAboveTheCatalogsTypes) {
+  v1::Catalog ten = Assorted();
+  ten.mutable_instance_types()->DeleteSubrange(10,
+                                               ten.instance_types_size() - 10);
+  auto r = KRequest(
+      R"pb(requirements { key: "node.kubernetes.io/instance-type" operator: "Exists" min_values: 11 })pb",
+      ten);
+  *r.add_pods() = Bare("p");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+  ASSERT_EQ(resp.unschedulable_size(), 1);
+  // Karpenter drops a NodePool whose own requirements cannot meet
+  // minValues before any pod is tried.
+  EXPECT_EQ(resp.unschedulable(0).reason(),
+            "nodepool requirements filtered out all available instance types");
+}
+
+}  // namespace
+}  // namespace nodeplan::testing
