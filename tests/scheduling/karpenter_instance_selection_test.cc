@@ -383,5 +383,157 @@ TEST(KarpenterInstanceSelection, MinValuesAboveTheCatalogsTypes) {
             "nodepool requirements filtered out all available instance types");
 }
 
+// ---------------------------------------------------------------------------
+// MinValuesPolicy (provisioning/suite_test.go, Context "MinValuesPolicy").
+
+// fake.NewInstanceType of 4 cores and 4Gi with spot offerings
+// (zone, price).
+v1::InstanceType SpotType(const std::string& name,
+                          std::vector<std::pair<std::string, double>> offers) {
+  v1::InstanceType t = KType(name, 4, 4, 5, "amd64", {"linux"});
+  t.clear_offerings();
+  for (const auto& [zone, price] : offers) {
+    auto* o = t.add_offerings();
+    o->set_zone(zone);
+    o->set_capacity_type("spot");
+    o->set_price(price);
+  }
+  return t;
+}
+
+v1::NodePool WeightedPool(const std::string& name, int weight,
+                          const std::string& reqs) {
+  v1::NodePool np = NodePool(name);
+  np.mutable_spec()->mutable_template_()->mutable_spec()->clear_requirements();
+  np.MergeFrom(Parse<v1::NodePool>(
+      absl::StrCat("spec { template { spec { ", reqs, " } } }")));
+  if (weight > 0) np.mutable_spec()->set_weight(weight);
+  return np;
+}
+
+constexpr char kThreeTypes[] =
+    R"pb(requirements { key: "node.kubernetes.io/instance-type" operator: "In"
+           values: "instance-type-1" values: "instance-type-2" values: "instance-type-3" )pb";
+constexpr char kThreeZones[] =
+    R"pb(requirements { key: "topology.kubernetes.io/zone" operator: "In"
+           values: "test-zone-1" values: "test-zone-2" values: "test-zone-3" )pb";
+
+struct Relaxed {
+  std::string key;
+  std::vector<std::string> values;
+  int min_values;
+};
+
+// "should not schedule when (zone) minValues requirement is not met"
+// (Strict), "should schedule even when (zone) minValues requirement is not
+// met", "should relax minValues before falling back to other nodepools",
+// "should choose nodepool with higher weight when relaxing minValues" and
+// "should schedule when minValues requirement is not met" (instance type and
+// zone): BestEffort launches on the NodePool of highest weight with its
+// minValues lowered to what the options offer, the instance-type
+// requirement narrowed to them, and the NodeClaim annotated as relaxed.
+TEST(KarpenterMinValuesPolicy, StrictWaitsBestEffortRelaxes) {
+  v1::Catalog two_types;
+  *two_types.add_instance_types() =
+      SpotType("instance-type-1", {{"test-zone-1-spot", 0.52}});
+  *two_types.add_instance_types() =
+      SpotType("instance-type-2", {{"test-zone-2-spot", 0.52}});
+  v1::Catalog two_zones;
+  *two_zones.add_instance_types() = SpotType(
+      "instance-type-1", {{"test-zone-1", 0.52}, {"test-zone-2", 0.54}});
+  const std::string types_min3 = absl::StrCat(kThreeTypes, "min_values: 3 }");
+  const std::string zones_min3 = absl::StrCat(kThreeZones, "min_values: 3 }");
+  struct Case {
+    const char* name;
+    v1::Catalog catalog;
+    std::vector<v1::NodePool> pools;
+    const char* policy;
+    std::vector<Relaxed> relaxed;  // empty: the pod waits
+  } cases[] = {
+      {"types, Strict",
+       two_types,
+       {WeightedPool("default", 100, types_min3)},
+       "Strict",
+       {}},
+      {"types, BestEffort",
+       two_types,
+       {WeightedPool("default", 100, types_min3)},
+       "BestEffort",
+       {{"node.kubernetes.io/instance-type",
+         {"instance-type-1", "instance-type-2"},
+         2}}},
+      {"types, BestEffort before a pool without minValues",
+       two_types,
+       {WeightedPool("default", 100, types_min3),
+        WeightedPool("fallback", 10, absl::StrCat(kThreeTypes, "}"))},
+       "BestEffort",
+       {{"node.kubernetes.io/instance-type",
+         {"instance-type-1", "instance-type-2"},
+         2}}},
+      {"types, BestEffort on the heavier pool",
+       two_types,
+       {WeightedPool("lighter", 10, types_min3),
+        WeightedPool("default", 100, types_min3)},
+       "BestEffort",
+       {{"node.kubernetes.io/instance-type",
+         {"instance-type-1", "instance-type-2"},
+         2}}},
+      {"zones, Strict",
+       two_zones,
+       {WeightedPool("default", 0, zones_min3)},
+       "Strict",
+       {}},
+      {"zones, BestEffort",
+       two_zones,
+       {WeightedPool("default", 0, zones_min3)},
+       "BestEffort",
+       {{"topology.kubernetes.io/zone",
+         {"test-zone-1", "test-zone-2", "test-zone-3"},
+         2}}},
+      {"types and zones, BestEffort",
+       two_zones,
+       {WeightedPool("default", 100, absl::StrCat(types_min3, zones_min3))},
+       "BestEffort",
+       {{"node.kubernetes.io/instance-type", {"instance-type-1"}, 1},
+        {"topology.kubernetes.io/zone",
+         {"test-zone-1", "test-zone-2", "test-zone-3"},
+         2}}},
+  };
+  for (const Case& c : cases) {
+    v1::ScheduleRequest r;
+    *r.mutable_catalog() = c.catalog;
+    for (const auto& np : c.pools) *r.add_node_pools() = np;
+    r.mutable_options()->set_min_values_policy(c.policy);
+    *r.add_pods() = Pod("p", "900m", "921Mi");
+    auto resp = MustSchedule(r);
+    if (c.relaxed.empty()) {
+      EXPECT_EQ(resp.new_node_claims_size(), 0) << c.name;
+      EXPECT_EQ(resp.unschedulable_size(), 1) << c.name;
+      continue;
+    }
+    ASSERT_EQ(resp.new_node_claims_size(), 1) << c.name;
+    const auto& claim = resp.new_node_claims(0);
+    EXPECT_EQ(claim.node_pool(), "default") << c.name;
+    EXPECT_EQ(claim.launch().instance_type(), "instance-type-1") << c.name;
+    EXPECT_THAT(
+        claim.launch().zone(),
+        ::testing::AnyOf("test-zone-1", "test-zone-2", "test-zone-1-spot"))
+        << c.name;
+    const auto& ann = claim.node_claim().metadata().annotations();
+    auto it = ann.find("karpenter.sh/nodeclaim-min-values-relaxed");
+    ASSERT_NE(it, ann.end()) << c.name;
+    EXPECT_EQ(it->second, "true") << c.name;
+    for (const Relaxed& want : c.relaxed) {
+      const auto* got = FindReq(claim.node_claim(), want.key);
+      ASSERT_NE(got, nullptr) << c.name << " " << want.key;
+      EXPECT_EQ(got->operator_(), "In") << c.name << " " << want.key;
+      EXPECT_THAT(got->values(), ::testing::ElementsAreArray(want.values))
+          << c.name << " " << want.key;
+      EXPECT_EQ(got->min_values(), want.min_values)
+          << c.name << " " << want.key;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
