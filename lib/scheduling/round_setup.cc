@@ -465,6 +465,73 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
   return absl::OkStatus();
 }
 
+namespace {
+
+// Karpenter's structured errors (serrors) end in "(Key=value, ...)", keys
+// sorted; a namespaced reference prints as "namespace/name".
+std::string PvcRef(const v1::PersistentVolumeClaim& pvc, absl::string_view ns) {
+  return absl::StrCat(ns, "/", pvc.metadata().name());
+}
+
+// Karpenter's ValidatePersistentVolumeClaims for one claim: why kube-scheduler
+// (and so Karpenter) would not place the pod, or "" when the claim is usable.
+std::string ValidateClaim(const v1::ScheduleRequest& req,
+                          const v1::PersistentVolumeClaim& pvc,
+                          absl::string_view ns) {
+  const std::string ref = PvcRef(pvc, ns);
+  if (!pvc.metadata().deletion_timestamp().empty())
+    return absl::StrCat(
+        "persistentvolumeclaim is being deleted (PersistentVolumeClaim=", ref,
+        ")");
+  if (pvc.status().phase() == "Lost")
+    return absl::StrCat(
+        "persistentvolumeclaim bound to non-existent persistentvolume "
+        "(PersistentVolume=",
+        pvc.spec().volume_name(), ", PersistentVolumeClaim=", ref, ")");
+  const std::string& sc_name = pvc.spec().storage_class_name();
+  if (!pvc.spec().volume_name().empty()) {
+    const std::string& pv_name = pvc.spec().volume_name();
+    const v1::PersistentVolume* pv = nullptr;
+    for (const auto& x : req.persistent_volumes())
+      if (x.metadata().name() == pv_name) pv = &x;
+    if (pv == nullptr)
+      return absl::StrCat("persistentvolume \"", pv_name, "\" not found");
+    if (!pv->metadata().deletion_timestamp().empty())
+      return absl::StrCat(
+          "failed to validate pvc, persistentvolume is being deleted "
+          "(PersistentVolume=",
+          pv_name, ", PersistentVolumeClaim=", ref, ", StorageClass=", sc_name,
+          ")");
+    // kube-scheduler takes a claim with a volumeName as bound only once the
+    // PV controller has marked the binding complete.
+    if (!pvc.metadata().annotations().contains(
+            "pv.kubernetes.io/bind-completed"))
+      return absl::StrCat(
+          "pvc is considered unbound because it does not contain annotation "
+          "(PersistentVolume=",
+          pv_name, ", PersistentVolumeClaim=", pvc.metadata().name(),
+          ", annotation=pv.kubernetes.io/bind-completed)");
+    return "";
+  }
+  if (sc_name.empty())
+    return absl::StrCat(
+        "unbound pvc must define a storage class (PersistentVolumeClaim=", ref,
+        ", StorageClass=)");
+  const v1::StorageClass* sc = nullptr;
+  for (const auto& x : req.storage_classes())
+    if (x.metadata().name() == sc_name) sc = &x;
+  if (sc == nullptr)
+    return absl::StrCat("storageclass \"", sc_name, "\" not found");
+  if (sc->volume_binding_mode() == "Immediate")
+    return absl::StrCat(
+        "failed to validate pvc, pvc with immediate volume binding mode must "
+        "be bound (PersistentVolumeClaim=",
+        ref, ", StorageClass=", sc_name, ")");
+  return "";
+}
+
+}  // namespace
+
 absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
   std::vector<std::vector<Requirements>> per_volume;
   for (const auto& vol : pod.spec().volumes()) {
@@ -472,6 +539,8 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
     if (!vol.persistent_volume_claim().claim_name().empty()) {
       claim = vol.persistent_volume_claim().claim_name();
     } else if (vol.has_ephemeral()) {
+      // The ephemeral volume controller names the claim "<pod>-<volume>";
+      // until it exists Karpenter cannot read it and leaves the pod.
       claim = absl::StrCat(pod.metadata().name(), "-", vol.name());
     } else {
       continue;
@@ -484,46 +553,45 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
                : x.metadata().namespace_()) == cls.ns)
         pvc = &x;
     if (pvc == nullptr) {
-      if (vol.has_ephemeral()) continue;  // created with the pod
       cls.invalid =
           absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
       return absl::OkStatus();
     }
+    cls.invalid = ValidateClaim(req_, *pvc, cls.ns);
+    if (!cls.invalid.empty()) return absl::OkStatus();
     std::vector<Requirements> alts;
     if (!pvc->spec().volume_name().empty()) {
       const v1::PersistentVolume* pv = nullptr;
       for (const auto& x : req_.persistent_volumes())
         if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
-      if (pv == nullptr) {
-        cls.invalid = absl::StrCat("persistentvolume \"",
-                                   pvc->spec().volume_name(), "\" not found");
-        return absl::OkStatus();
-      }
+      // A node-local volume's hostname is dropped (a term of hostnames only
+      // leaves an unconstrained alternative); any other PV keeps it, so only
+      // the node of that name can take the pod. Empty terms add nothing.
+      const bool node_local =
+          pv->spec().has_local() || pv->spec().has_host_path();
       for (const auto& t :
            pv->spec().node_affinity().required().node_selector_terms()) {
         Requirements r;
+        int kept = 0;
         for (const auto& e : t.match_expressions()) {
-          if (e.key() == labels::kHostname) continue;
+          if (node_local && e.key() == labels::kHostname) continue;
           absl::Status s = AddNodeSelectorRequirement(
               e, in_, /*use_min_values=*/false,
               absl::StrCat("persistentVolumes[", pv->metadata().name(),
                            "].spec.nodeAffinity.required"),
               r);
           if (!s.ok()) return s;
+          ++kept;
         }
-        alts.push_back(std::move(r));
+        if (kept > 0 || (node_local && t.match_expressions_size() > 0))
+          alts.push_back(std::move(r));
       }
-    } else if (pvc->spec().has_storage_class_name()) {
+    } else {
       const v1::StorageClass* sc = nullptr;
       for (const auto& x : req_.storage_classes())
         if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
-      if (sc == nullptr) {
-        cls.invalid =
-            absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
-                         "\" not found");
-        return absl::OkStatus();
-      }
       for (const auto& t : sc->allowed_topologies()) {
+        if (t.match_label_expressions().empty()) continue;
         Requirements r;
         for (const auto& e : t.match_label_expressions()) {
           absl::InlinedVector<LabelValue, 4> vals;

@@ -375,6 +375,7 @@ TEST(KarpenterConsolidationTest, ReplacesANodeWithALocalVolume) {
   v1::PersistentVolume& pv = *c.request().add_persistent_volumes();
   pv.mutable_metadata()->set_name("pv");
   pv.mutable_spec()->set_storage_class_name("local-path");
+  pv.mutable_spec()->mutable_local()->set_path("/mnt/local-disks");
   v1::NodeSelectorRequirement* host = pv.mutable_spec()
                                           ->mutable_node_affinity()
                                           ->mutable_required()
@@ -388,6 +389,8 @@ TEST(KarpenterConsolidationTest, ReplacesANodeWithALocalVolume) {
   pvc.mutable_metadata()->set_namespace_("default");
   pvc.mutable_spec()->set_storage_class_name("local-path");
   pvc.mutable_spec()->set_volume_name("pv");
+  (*pvc.mutable_metadata()
+        ->mutable_annotations())["pv.kubernetes.io/bind-completed"] = "yes";
   v1::Pod& p = c.Pod("ss-0", "n1", "100m");
   v1::OwnerReference* o = p.mutable_metadata()->mutable_owner_references(0);
   o->set_kind("StatefulSet");

@@ -121,8 +121,13 @@ TEST(Reserved, AnExhaustedReservationsZoneIsStillADomain) {
 TEST(Volumes, BoundVolumeZoneConstrainsTheNodeClaim) {
   auto r = Request();
   *r.add_persistent_volume_claims() = Parse<v1::PersistentVolumeClaim>(
-      R"pb(metadata { name: "data" namespace: "default" }
-      spec { volume_name: "pv-1" } status { phase: "Bound" })pb");
+      R"pb(metadata {
+             name: "data"
+             namespace: "default"
+             annotations { key: "pv.kubernetes.io/bind-completed" value: "yes" }
+           }
+           spec { volume_name: "pv-1" }
+           status { phase: "Bound" })pb");
   *r.add_persistent_volumes() =
       Parse<v1::PersistentVolume>(R"pb(metadata { name: "pv-1" }
       spec { node_affinity { required { node_selector_terms { match_expressions {
