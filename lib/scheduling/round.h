@@ -328,9 +328,11 @@ class Round {
                           const std::string* signature);
   void ExpandDeployments(std::vector<const v1::Pod*>* all);
   absl::Status CompileSimulationDaemons();
+  // `moved`: a bound pod a simulation reschedules (its claims are not
+  // validated again, as Karpenter validates only pending pods).
   absl::Status CompileClass(const v1::Pod& pod, PodClass& cls,
-                            const std::string& path);
-  absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls);
+                            const std::string& path, bool moved);
+  absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls, bool moved);
   absl::Status CompileDaemons();
   absl::StatusOr<DaemonPod> CompileDaemon(const v1::DaemonSet& ds,
                                           const v1::Pod* newest);

@@ -385,7 +385,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
     cls.ns = std::string(ns);
     cls.example = &p;
     std::string path = absl::StrCat("pods[", ns, "/", p.metadata().name(), "]");
-    if (auto s = CompileClass(p, cls, path); !s.ok()) return s;
+    if (auto s = CompileClass(p, cls, path, moved); !s.ok()) return s;
   }
   pending_.push_back(
       {&p, absl::StrCat(ns, "/", p.metadata().name()), it->second, i});
@@ -393,7 +393,7 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
 }
 
 absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
-                                 const std::string& path) {
+                                 const std::string& path, bool moved) {
   const v1::PodSpec& spec = pod.spec();
   cls.ns_id = in_.InternValue(cls.ns).id;
   cls.labels = LabelSet::FromMap(pod.metadata().labels(), in_);
@@ -461,7 +461,7 @@ absl::Status Round::CompileClass(const v1::Pod& pod, PodClass& cls,
                    by_weight);
   std::stable_sort(cls.pref_anti.begin(), cls.pref_anti.end(), by_weight);
   cls.ports = CompileHostPorts(spec);
-  if (cls.invalid.empty()) return CompileVolumes(pod, cls);
+  if (cls.invalid.empty()) return CompileVolumes(pod, cls, moved);
   return absl::OkStatus();
 }
 
@@ -532,7 +532,8 @@ std::string ValidateClaim(const v1::ScheduleRequest& req,
 
 }  // namespace
 
-absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
+absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
+                                   bool moved) {
   std::vector<std::vector<Requirements>> per_volume;
   for (const auto& vol : pod.spec().volumes()) {
     std::string claim;
@@ -557,13 +558,22 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
           absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
       return absl::OkStatus();
     }
-    cls.invalid = ValidateClaim(req_, *pvc, cls.ns);
-    if (!cls.invalid.empty()) return absl::OkStatus();
+    // Karpenter validates claims of pending pods only (GetPendingPods); a
+    // pod a simulation moves keeps what its volume says.
+    if (!moved) {
+      cls.invalid = ValidateClaim(req_, *pvc, cls.ns);
+      if (!cls.invalid.empty()) return absl::OkStatus();
+    }
     std::vector<Requirements> alts;
     if (!pvc->spec().volume_name().empty()) {
       const v1::PersistentVolume* pv = nullptr;
       for (const auto& x : req_.persistent_volumes())
         if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
+      if (pv == nullptr) {  // only a moved pod gets here unvalidated
+        cls.invalid = absl::StrCat("persistentvolume \"",
+                                   pvc->spec().volume_name(), "\" not found");
+        return absl::OkStatus();
+      }
       // A node-local volume's hostname is dropped (a term of hostnames only
       // leaves an unconstrained alternative); any other PV keeps it, so only
       // the node of that name can take the pod. Empty terms add nothing.
@@ -586,10 +596,16 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls) {
         if (kept > 0 || (node_local && t.match_expressions_size() > 0))
           alts.push_back(std::move(r));
       }
-    } else {
+    } else if (!pvc->spec().storage_class_name().empty()) {
       const v1::StorageClass* sc = nullptr;
       for (const auto& x : req_.storage_classes())
         if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
+      if (sc == nullptr) {  // only a moved pod gets here unvalidated
+        cls.invalid =
+            absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
+                         "\" not found");
+        return absl::OkStatus();
+      }
       for (const auto& t : sc->allowed_topologies()) {
         if (t.match_label_expressions().empty()) continue;
         Requirements r;

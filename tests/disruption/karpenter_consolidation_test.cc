@@ -366,42 +366,49 @@ TEST(KarpenterConsolidationTest, MovesFromOneReservationToACheaperOne) {
 // local PV (ignoring hostname affinity)": the volume's node affinity to the
 // node's own hostname does not keep its StatefulSet pod from a replacement.
 TEST(KarpenterConsolidationTest, ReplacesANodeWithALocalVolume) {
-  Cluster c;
-  SuitePool(c, "default");
-  c.Node("n1", "default", {.type = "size-16"});
-  v1::StorageClass& sc = *c.request().add_storage_classes();
-  sc.mutable_metadata()->set_name("local-path");
-  sc.set_provisioner("kubernetes.io/no-provisioner");
-  v1::PersistentVolume& pv = *c.request().add_persistent_volumes();
-  pv.mutable_metadata()->set_name("pv");
-  pv.mutable_spec()->set_storage_class_name("local-path");
-  pv.mutable_spec()->mutable_local()->set_path("/mnt/local-disks");
-  v1::NodeSelectorRequirement* host = pv.mutable_spec()
-                                          ->mutable_node_affinity()
-                                          ->mutable_required()
-                                          ->add_node_selector_terms()
-                                          ->add_match_expressions();
-  host->set_key("kubernetes.io/hostname");
-  host->set_operator_("In");
-  host->add_values("n1");
-  v1::PersistentVolumeClaim& pvc = *c.request().add_persistent_volume_claims();
-  pvc.mutable_metadata()->set_name("pvc");
-  pvc.mutable_metadata()->set_namespace_("default");
-  pvc.mutable_spec()->set_storage_class_name("local-path");
-  pvc.mutable_spec()->set_volume_name("pv");
-  (*pvc.mutable_metadata()
-        ->mutable_annotations())["pv.kubernetes.io/bind-completed"] = "yes";
-  v1::Pod& p = c.Pod("ss-0", "n1", "100m");
-  v1::OwnerReference* o = p.mutable_metadata()->mutable_owner_references(0);
-  o->set_kind("StatefulSet");
-  o->set_name("ss");
-  v1::Volume* vol = p.mutable_spec()->add_volumes();
-  vol->set_name("data");
-  vol->mutable_persistent_volume_claim()->set_claim_name("pvc");
-  v1::DisruptResponse r = c.Disrupt();
-  ASSERT_EQ(r.commands_size(), 1);
-  EXPECT_EQ(r.commands(0).decision(), "replace");
-  EXPECT_EQ(r.commands(0).replacements_size(), 1);
+  // Karpenter validates the claims of pending pods only: a moved pod whose
+  // claim lacks the bind-completed annotation still reschedules.
+  for (bool annotated : {true, false}) {
+    Cluster c;
+    SuitePool(c, "default");
+    c.Node("n1", "default", {.type = "size-16"});
+    v1::StorageClass& sc = *c.request().add_storage_classes();
+    sc.mutable_metadata()->set_name("local-path");
+    sc.set_provisioner("kubernetes.io/no-provisioner");
+    v1::PersistentVolume& pv = *c.request().add_persistent_volumes();
+    pv.mutable_metadata()->set_name("pv");
+    pv.mutable_spec()->set_storage_class_name("local-path");
+    pv.mutable_spec()->mutable_local()->set_path("/mnt/local-disks");
+    v1::NodeSelectorRequirement* host = pv.mutable_spec()
+                                            ->mutable_node_affinity()
+                                            ->mutable_required()
+                                            ->add_node_selector_terms()
+                                            ->add_match_expressions();
+    host->set_key("kubernetes.io/hostname");
+    host->set_operator_("In");
+    host->add_values("n1");
+    v1::PersistentVolumeClaim& pvc =
+        *c.request().add_persistent_volume_claims();
+    pvc.mutable_metadata()->set_name("pvc");
+    pvc.mutable_metadata()->set_namespace_("default");
+    pvc.mutable_spec()->set_storage_class_name("local-path");
+    pvc.mutable_spec()->set_volume_name("pv");
+    if (annotated) {
+      (*pvc.mutable_metadata()
+            ->mutable_annotations())["pv.kubernetes.io/bind-completed"] = "yes";
+    }
+    v1::Pod& p = c.Pod("ss-0", "n1", "100m");
+    v1::OwnerReference* o = p.mutable_metadata()->mutable_owner_references(0);
+    o->set_kind("StatefulSet");
+    o->set_name("ss");
+    v1::Volume* vol = p.mutable_spec()->add_volumes();
+    vol->set_name("data");
+    vol->mutable_persistent_volume_claim()->set_claim_name("pvc");
+    v1::DisruptResponse r = c.Disrupt();
+    ASSERT_EQ(r.commands_size(), 1) << annotated;
+    EXPECT_EQ(r.commands(0).decision(), "replace") << annotated;
+    EXPECT_EQ(r.commands(0).replacements_size(), 1) << annotated;
+  }
 }
 
 // Context "Parallelization", "should not consolidate a node that is launched
