@@ -21,6 +21,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "nodeplan/disrupt.h"
+#include "nodeplan/manifest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
 #include "render_html.h"
@@ -285,6 +287,42 @@ TEST(HtmlTest, DisruptPageShowsTheOptimizedProposalApart) {
   // The page's pods are the cluster's: the proposal's are not counted again.
   EXPECT_THAT(dom, HasSubstr("<td id=\"total-pods\">21</td>"));
   std::remove(page.c_str());
+}
+
+// Without a proposal the section says why, and no bin is marked.
+TEST(HtmlTest, DisruptPageSaysWhyThereIsNoProposal) {
+  const std::string dir =
+      absl::StrCat(NODEPLAN_SOURCE_DIR, "/examples/workshop/");
+  absl::StatusOr<v1::ManifestSet> m = LoadManifestFiles(
+      {dir + "nodepool-default.yaml", dir + "nodepool-general-purpose.yaml",
+       dir + "nodeclass-default.yaml", dir + "scale-in/"},
+      {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  v1::DisruptRequest request;
+  *request.mutable_node_pools() = m->node_pools();
+  *request.mutable_node_classes() = m->node_classes();
+  *request.mutable_node_claims() = m->node_claims();
+  *request.mutable_nodes() = m->nodes();
+  *request.mutable_pods() = m->pods();
+  request.set_catalog_ref("aws");
+  request.set_now("2026-12-02T12:00:00Z");
+  absl::StatusOr<v1::DisruptResponse> karpenter = Disrupt(request);
+  ASSERT_TRUE(karpenter.ok()) << karpenter.status();
+  request.mutable_options()->set_packing("Optimized");
+  absl::StatusOr<v1::DisruptResponse> response = Disrupt(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_FALSE(response->optimized().has_command());
+  const std::string html = RenderPicture(DisruptPicture(request, *response));
+  EXPECT_THAT(html, HasSubstr("<section class=\"proposal\" id=\"optimized\">"));
+  EXPECT_THAT(html, HasSubstr("proposes nothing: this pass&#39;s commands save "
+                              "as much ($0.192/hour)."));
+  EXPECT_THAT(html, HasSubstr("<td id=\"total-optimized-savings\">none</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("data-proposal")));
+  EXPECT_THAT(html, Not(HasSubstr("proposed NodeClaim")));
+  // Karpenter's page is the same page without the section and its row.
+  const std::string plain = RenderPicture(DisruptPicture(request, *karpenter));
+  EXPECT_THAT(plain, Not(HasSubstr("id=\"optimized\"")));
+  EXPECT_THAT(plain, Not(HasSubstr("total-optimized-savings")));
 }
 
 // 5,000 pods: bins of one shape are drawn once with their count, so the page
