@@ -507,7 +507,7 @@ absl::StatusOr<std::string> ReadFileText(const std::string& path) {
 }
 
 // A command from an earlier `disrupt -o json`: the whole response (its first
-// command) or the command alone.
+// command; without one, its optimized consolidation's) or the command alone.
 v1::DisruptionCommand ReadCommand(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileText(path);
   if (!text.ok()) throw Failure{std::string(text.status().message())};
@@ -515,9 +515,11 @@ v1::DisruptionCommand ReadCommand(const std::string& path) {
   options.ignore_unknown_fields = false;
   v1::DisruptResponse response;
   if (google::protobuf::util::JsonStringToMessage(*text, &response, options)
-          .ok() &&
-      response.commands_size() > 0) {
-    return response.commands(0);
+          .ok()) {
+    if (response.commands_size() > 0) return response.commands(0);
+    if (response.optimized().has_command()) {
+      return response.optimized().command();
+    }
   }
   v1::DisruptionCommand command;
   auto st =
@@ -801,8 +803,9 @@ int RunNodeplan(int argc, const char* const* argv, std::ostream& out,
                           "The cloud provider's drift answer: "
                           "nodeclaim=reason,... (e.g. web-x7k2p=AMIDrifted)");
   disrupt_cmd->add_option("--validate", disrupt.validate,
-                          "Re-validate a command (from an earlier -o json) "
-                          "against these files, as Karpenter does 15 s later");
+                          "Re-validate a command (from an earlier -o json; "
+                          "an optimized-consolidation one too) against these "
+                          "files, as Karpenter does 15 s later");
   disrupt_cmd->footer(
       "Examples:\n"
       "  nodeplan disrupt -f examples/workshop/ -f examples/workshop/scale-in/ "

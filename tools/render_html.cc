@@ -349,6 +349,13 @@ std::map<std::string, std::string> Colours(const Picture& p) {
       for (const PictureBlock& k : b.blocks) colours[k.owner];
     }
   }
+  if (p.proposal.has_value()) {
+    for (const PictureGroup& g : p.proposal->groups) {
+      for (const PictureBin& b : g.bins) {
+        for (const PictureBlock& k : b.blocks) colours[k.owner];
+      }
+    }
+  }
   int i = 0;
   for (auto& [owner, colour] : colours) {
     if (owner == kOverhead) {
@@ -446,11 +453,14 @@ void DrawBin(std::string& out, const PictureBin& bin, const std::string& pool,
       "<svg class=\"bin\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
       "height=\"%.0f\" data-name=\"%s\" data-kind=\"%s\" data-nodepool=\"%s\" "
       "data-pods=\"%d\" data-count=\"%d\" data-pods-total=\"%d\"%s "
-      "data-instance-type=\"%s\" data-note=\"%s\">",
+      "data-instance-type=\"%s\" data-note=\"%s\"%s>",
       kBinWidth, height, Escape(bin.name), Escape(bin.kind), Escape(pool),
       bin.averaged ? PodsTotal(bin) / bin.count : Pods(bin), bin.count,
       PodsTotal(bin), bin.averaged ? " data-averaged=\"true\"" : "",
-      Escape(bin.instance_type), Escape(bin.note));
+      Escape(bin.instance_type), Escape(bin.note),
+      bin.proposal.empty()
+          ? ""
+          : absl::StrCat(" data-proposal=\"", Escape(bin.proposal), "\""));
   absl::StrAppend(
       &out, "<title>",
       Escape(absl::StrCat(
@@ -460,7 +470,8 @@ void DrawBin(std::string& out, const PictureBin& bin, const std::string& pool,
               ? absl::StrCat(PodsTotal(bin), " pods in all, requests averaged")
               : Plural(Pods(bin), "pod", "pods"),
           ", allocatable ", Cores(bin.cpu_milli), " CPU, ", Gi(bin.memory),
-          bin.note.empty() ? "" : "; " + bin.note)),
+          bin.note.empty() ? "" : "; " + bin.note,
+          bin.proposal.empty() ? "" : "; " + bin.proposal)),
       "</title>");
   const double base = top_pad + column;
   const int x0 = (kBinWidth - 2 * kColumnWidth - 6) / 2;
@@ -489,6 +500,7 @@ void DrawBin(std::string& out, const PictureBin& bin, const std::string& pool,
           : Plural(Pods(bin), "pod", "pods"));
   if (bin.price >= 0) lines.push_back(absl::StrFormat("$%.4f/hour", bin.price));
   if (!bin.note.empty()) lines.push_back(bin.note);
+  if (!bin.proposal.empty()) lines.push_back(bin.proposal);
   for (const std::string& line : lines) {
     y += 12;
     absl::StrAppendFormat(&out,
@@ -508,9 +520,10 @@ std::vector<PictureBin> Aggregate(const std::vector<PictureBin>& bins) {
     std::vector<int> members;
     std::map<std::string, size_t> by_shape;
     for (const PictureBin& b : in) {
-      std::string shape = absl::StrCat(
-          b.kind, "|", b.instance_type, "|", b.zone, "|", b.capacity_type, "|",
-          b.cpu_milli, "|", b.memory, "|", b.note, "|", b.price);
+      std::string shape =
+          absl::StrCat(b.kind, "|", b.instance_type, "|", b.zone, "|",
+                       b.capacity_type, "|", b.cpu_milli, "|", b.memory, "|",
+                       b.note, "|", b.proposal, "|", b.price);
       if (exact) {
         for (const PictureBlock& k : b.blocks) {
           absl::StrAppend(&shape, "|", k.owner, ":", k.pods, ":", k.cpu_milli,
@@ -587,6 +600,8 @@ text{font:10px system-ui,sans-serif;text-anchor:middle;fill:#333}
 table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
 #totals td:nth-child(2){text-align:right;font-variant-numeric:tabular-nums}
 .reason{color:#b71c1c}.pods{color:#555;font-size:12px}
+.proposal{border-left:4px solid #1565c0;padding:0 0 4px 12px;margin:24px 0 0}
+.proposal h2{color:#0d47a1}
 )css";
 
 }  // namespace
@@ -594,10 +609,16 @@ table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px 2px 0;text-
 std::string RenderPicture(const Picture& picture) {
   const std::map<std::string, std::string> colours = Colours(picture);
   Scale scale;
+  auto widen = [&scale](const PictureBin& b) {
+    scale.cpu = std::max(scale.cpu, b.cpu_milli);
+    scale.memory = std::max(scale.memory, b.memory);
+  };
   for (const PictureGroup& g : picture.groups) {
-    for (const PictureBin& b : g.bins) {
-      scale.cpu = std::max(scale.cpu, b.cpu_milli);
-      scale.memory = std::max(scale.memory, b.memory);
+    for (const PictureBin& b : g.bins) widen(b);
+  }
+  if (picture.proposal.has_value()) {
+    for (const PictureGroup& g : picture.proposal->groups) {
+      for (const PictureBin& b : g.bins) widen(b);
     }
   }
   std::string out =
@@ -673,6 +694,28 @@ std::string RenderPicture(const Picture& picture) {
   }
   if (bins_drawn == 0) out += "<p>No nodes and no new NodeClaims.</p>\n";
 
+  if (picture.proposal.has_value()) {
+    const Picture::Proposal& pr = *picture.proposal;
+    absl::StrAppend(&out, "<section class=\"proposal\" id=\"", Escape(pr.id),
+                    "\"><h2>", Escape(pr.heading), "</h2><p class=\"sub\">",
+                    Escape(pr.summary), "</p>\n<table>");
+    for (const Picture::Total& r : pr.rows) {
+      absl::StrAppendFormat(&out, "<tr><td>%s</td><td id=\"%s\">%s</td></tr>",
+                            Escape(r.label), Escape(r.id), Escape(r.value));
+    }
+    out += "</table>\n";
+    if (!pr.groups.empty()) {
+      out += "<div class=\"bins\">";
+      for (const PictureGroup& g : pr.groups) {
+        for (const PictureBin& b : g.bins) {
+          DrawBin(out, b, g.node_pool, scale, colours);
+        }
+      }
+      out += "</div>";
+    }
+    out += "</section>\n";
+  }
+
   if (!picture.unschedulable.empty()) {
     absl::StrAppend(&out, "<h2>Unschedulable: ",
                     Plural(picture.unschedulable_pods, "pod", "pods"),
@@ -698,7 +741,9 @@ std::string RenderPicture(const Picture& picture) {
   }
 
   out += "<h2>Totals</h2>\n<table id=\"totals\">";
-  for (const Picture::Total& t : picture.totals) {
+  std::vector<Picture::Total> rows = picture.totals;
+  if (picture.proposal.has_value()) rows.push_back(picture.proposal->savings);
+  for (const Picture::Total& t : rows) {
     absl::StrAppendFormat(&out, "<tr><td>%s</td><td id=\"%s\">%s</td></tr>",
                           Escape(t.label), Escape(t.id), Escape(t.value));
   }
@@ -728,6 +773,112 @@ std::vector<PictureReason> ByReason(
   return out;
 }
 
+// A NodeClaim a plan launches, with its pods and its DaemonSet overhead.
+PictureBin NewClaimBin(const v1::NewNodeClaim& nc, const PodIndex& index,
+                       const std::string& kind) {
+  PictureBin bin;
+  bin.name = nc.name();
+  bin.kind = kind;
+  bin.instance_type = nc.launch().instance_type();
+  bin.zone = nc.launch().zone();
+  bin.capacity_type = nc.launch().capacity_type();
+  bin.price = nc.launch().price();
+  bin.cpu_milli = Quantity(nc.launch_allocatable(), "cpu", true);
+  bin.memory = Quantity(nc.launch_allocatable(), "memory", false);
+  BlockStack s;
+  for (const std::string& pod : nc.pods()) s.AddPod(index, pod);
+  // What the NodeClaim requests beyond its pods is DaemonSet overhead.
+  const int64_t cpu =
+      std::max<int64_t>(0, Quantity(nc.requests(), "cpu", true) - s.cpu());
+  const int64_t mem = std::max<int64_t>(
+      0, Quantity(nc.requests(), "memory", false) - s.memory());
+  if (cpu > 0 || mem > 0) s.Add(kOverhead, 0, cpu, mem);
+  bin.blocks = s.Take();
+  return bin;
+}
+
+std::string Money(double per_hour) {
+  return absl::StrFormat("$%.3f/hour ($%.0f/month)", per_hour,
+                         per_hour * kHoursPerMonth);
+}
+
+// nodeplan's optimized consolidation (DisruptResponse.optimized) beside
+// Karpenter's decision; the nodes it removes are marked in `existing`.
+template <typename Existing>
+Picture::Proposal OptimizedProposal(const v1::OptimizedConsolidation& o,
+                                    const PodIndex& index, Existing& existing) {
+  Picture::Proposal pr;
+  pr.id = "optimized";
+  pr.heading = "nodeplan's optimized consolidation (not Karpenter's decision)";
+  pr.savings =
+      Row("total-optimized-savings",
+          "Savings of nodeplan's proposal (not Karpenter's)",
+          o.has_command()
+              ? absl::StrFormat("$%.3f/hour", o.command().savings_per_hour())
+              : std::string("none"));
+  if (!o.has_command()) {
+    pr.summary = absl::StrCat(
+        "nodeplan's own search for a cheaper consolidation (N nodes into M "
+        "NodeClaims) proposes nothing: ",
+        o.reason(), ".");
+    pr.rows.push_back(Row("optimized-karpenter-savings",
+                          "Savings of Karpenter's commands",
+                          Money(o.karpenter_savings_per_hour())));
+    pr.rows.push_back(Row("optimized-sets-tried", "Candidate sets simulated",
+                          absl::StrCat(o.candidate_sets_tried())));
+    return pr;
+  }
+  const v1::DisruptionCommand& cmd = o.command();
+  std::vector<std::string> removed;
+  for (const v1::CommandCandidate& c : cmd.candidates()) {
+    removed.push_back(c.node());
+    auto it = existing.find(c.node());
+    if (it == existing.end()) continue;
+    it->second.first->bins[it->second.second].proposal =
+        absl::StrCat("nodeplan: ", cmd.decision());
+  }
+  pr.summary = absl::StrCat(
+      "An alternative to Karpenter's decision above, not what Karpenter "
+      "does: ",
+      cmd.decision(), " ", Plural(cmd.candidates_size(), "node", "nodes"),
+      cmd.replacements_size() > 0
+          ? absl::StrCat(" with ",
+                         Plural(cmd.replacements_size(), "new NodeClaim",
+                                "new NodeClaims"),
+                         " (drawn below)")
+          : std::string(),
+      ", checked by nodeplan's verifier. Validate it again before acting on "
+      "it (nodeplan disrupt --validate).");
+  pr.rows.push_back(
+      Row("optimized-removes", "Removes", absl::StrJoin(removed, ", ")));
+  double launches = 0;
+  for (const v1::NewNodeClaim& nc : cmd.replacements()) {
+    launches += nc.launch().price();
+  }
+  pr.rows.push_back(Row(
+      "optimized-launches", "Launches",
+      absl::StrCat(Plural(cmd.replacements_size(), "NodeClaim", "NodeClaims"),
+                   absl::StrFormat(", $%.3f/hour", launches))));
+  pr.rows.push_back(
+      Row("optimized-savings", "Saves", Money(cmd.savings_per_hour())));
+  pr.rows.push_back(Row("optimized-guaranteed", "Saves at least",
+                        absl::StrFormat("$%.3f/hour (every replacement at "
+                                        "its dearest option)",
+                                        o.guaranteed_savings_per_hour())));
+  pr.rows.push_back(Row("optimized-over-karpenter",
+                        "More than Karpenter's commands save",
+                        absl::StrFormat("$%.3f/hour (Karpenter's: $%.3f/hour)",
+                                        o.savings_over_karpenter_per_hour(),
+                                        o.karpenter_savings_per_hour())));
+  Groups groups({});
+  for (const v1::NewNodeClaim& nc : cmd.replacements()) {
+    groups.Get(nc.node_pool())
+        .bins.push_back(NewClaimBin(nc, index, "proposed NodeClaim"));
+  }
+  pr.groups = groups.Take();
+  return pr;
+}
+
 }  // namespace
 
 Picture SchedulePicture(const v1::ScheduleRequest& request,
@@ -745,26 +896,9 @@ Picture SchedulePicture(const v1::ScheduleRequest& request,
     placed += e.pods_size();
   }
   for (const v1::NewNodeClaim& nc : response.new_node_claims()) {
-    PictureBin bin;
-    bin.name = nc.name();
-    bin.kind = "NodeClaim";
-    bin.instance_type = nc.launch().instance_type();
-    bin.zone = nc.launch().zone();
-    bin.capacity_type = nc.launch().capacity_type();
-    bin.price = nc.launch().price();
-    bin.cpu_milli = Quantity(nc.launch_allocatable(), "cpu", true);
-    bin.memory = Quantity(nc.launch_allocatable(), "memory", false);
-    BlockStack s;
-    for (const std::string& pod : nc.pods()) s.AddPod(index, pod);
-    // What the NodeClaim requests beyond its pods is DaemonSet overhead.
-    const int64_t cpu =
-        std::max<int64_t>(0, Quantity(nc.requests(), "cpu", true) - s.cpu());
-    const int64_t mem = std::max<int64_t>(
-        0, Quantity(nc.requests(), "memory", false) - s.memory());
-    if (cpu > 0 || mem > 0) s.Add(kOverhead, 0, cpu, mem);
-    bin.blocks = s.Take();
     placed += nc.pods_size();
-    groups.Get(nc.node_pool()).bins.push_back(std::move(bin));
+    groups.Get(nc.node_pool())
+        .bins.push_back(NewClaimBin(nc, index, "NodeClaim"));
   }
   Picture p;
   p.groups = groups.Take();
@@ -842,8 +976,13 @@ Picture DisruptPicture(const v1::DisruptRequest& request,
                      : absl::StrCat("kept: ", c.methods(0).message());
     }
   }
+  std::optional<Picture::Proposal> proposal;
+  if (response.has_optimized()) {
+    proposal = OptimizedProposal(response.optimized(), index, existing);
+  }
   Picture p;
   p.groups = groups.Take();
+  p.proposal = std::move(proposal);
   double cost = 0;
   for (PictureGroup& g : p.groups) {
     for (PictureBin& b : g.bins) {

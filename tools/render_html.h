@@ -22,8 +22,11 @@
 // (bins it stands for), data-pods-total (pods in all of them; averaged bins
 // say data-averaged="true"); <section class="nodepool" data-nodepool> per
 // group; #total-nodeclaims, #total-pods, #total-unschedulable and #total-cost
-// hold the figures.
+// hold the figures. A proposal is <section class="proposal" id=...> after
+// the groups, its bins data-kind="proposed NodeClaim", and the bins it
+// removes carry data-proposal; its savings are a row of the totals.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +54,10 @@ struct PictureBin {
   int64_t memory = 0;
   std::vector<PictureBlock> blocks;  // bottom to top; overhead first
   std::string note;                  // what disruption does with it (data-note)
-  int count = 1;                     // bins this one stands for
+  // What a proposal beside the plan does with it (data-proposal), "" when
+  // none: the plan's own `note` stays Karpenter's decision.
+  std::string proposal;
+  int count = 1;  // bins this one stands for
   // Bins of one type merged with different pods: the blocks' requests are
   // the average per bin, their pod counts the total over all `count`.
   bool averaged = false;
@@ -81,6 +87,19 @@ struct Picture {
   int unschedulable_pods = 0;
   double cost = 0;                 // USD/hour of new NodeClaims
   std::vector<std::string> notes;  // paragraphs after the totals
+  // An alternative shown beside the plan and apart from it (disrupt's
+  // optimized consolidation, nodeplan's own proposal): a section of its own
+  // after the NodePools, none of its figures in theirs.
+  struct Proposal {
+    std::string id;       // the section's id
+    std::string heading;  // says whose proposal it is
+    std::string summary;  // one paragraph under the heading
+    Total savings;        // also a row of the totals
+    std::vector<Total> rows;
+    // What it launches, with its pods, per NodePool in response order.
+    std::vector<PictureGroup> groups;
+  };
+  std::optional<Proposal> proposal;
 };
 
 std::string RenderPicture(const Picture& picture);
@@ -93,7 +112,12 @@ Picture SchedulePicture(const v1::ScheduleRequest& request,
                         const v1::ScheduleResponse& response);
 
 // The disrupt page: the cluster's nodes as bins with their bound pods, each
-// labelled with what disruption does with it or why it stays.
+// labelled with what disruption does with it or why it stays. With
+// `response.optimized` (options.packing Optimized), nodeplan's optimized
+// consolidation as a proposal (#optimized), labelled as not Karpenter's
+// decision: the nodes it removes, its replacements as bins and its savings
+// against doing nothing and against Karpenter's command, or why there is
+// none.
 Picture DisruptPicture(const v1::DisruptRequest& request,
                        const v1::DisruptResponse& response);
 

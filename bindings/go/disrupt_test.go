@@ -2,6 +2,7 @@ package nodeplan_test
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +134,56 @@ func TestDisruptOptimizedIsReportedApart(t *testing.T) {
 	req.Options.Packing = "Cheapest"
 	if _, err := nodeplan.Disrupt(req); err == nil || !strings.Contains(err.Error(), "options.packing") {
 		t.Fatalf("error %v, want one naming options.packing", err)
+	}
+}
+
+// The workshop's consolidation (examples/workshop/consolidate): three
+// m5.xlarge with 7 pods each. Karpenter replaces two by one c5.large
+// ($0.299/hour); nodeplan's proposal, through the C ABI, replaces all three
+// by three c5.large ($0.321/hour), and re-validates 15 seconds later.
+func TestDisruptOptimizedProposesACheaperConsolidation(t *testing.T) {
+	m := workshopManifests(t, "nodeclass-default.yaml", filepath.Join("consolidate", "cluster.yaml"))
+	req := &nodeplanv1.DisruptRequest{
+		NodePools: m.NodePools, NodeClasses: m.NodeClasses, NodeClaims: m.NodeClaims,
+		Nodes: m.Nodes, Pods: m.Pods, CatalogRef: "aws", Now: "2026-12-02T12:00:00Z",
+		Options: &nodeplanv1.DisruptOptions{Packing: "Optimized"},
+	}
+	resp, err := nodeplan.Disrupt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if resp.GetMethod() != "multi-node-consolidation" || len(resp.GetCommands()) != 1 ||
+		!near(resp.GetCommands()[0].GetSavingsPerHour(), 0.299) {
+		t.Fatalf("Karpenter's pass: %q %v", resp.GetMethod(), resp.GetCommands())
+	}
+	o := resp.GetOptimized()
+	cmd := o.GetCommand()
+	if cmd == nil {
+		t.Fatalf("no proposal: %q", o.GetReason())
+	}
+	if cmd.GetMethod() != "optimized-consolidation" || cmd.GetDecision() != "replace" ||
+		len(cmd.GetCandidates()) != 3 || len(cmd.GetReplacements()) != 3 {
+		t.Fatalf("proposal %v", cmd)
+	}
+	for _, r := range cmd.GetReplacements() {
+		if r.GetLaunch().GetInstanceType() != "c5.large" || len(r.GetPods()) != 7 {
+			t.Fatalf("replacement %v", r)
+		}
+	}
+	if !near(cmd.GetSavingsPerHour(), 0.321) || !near(o.GetKarpenterSavingsPerHour(), 0.299) ||
+		!near(o.GetSavingsOverKarpenterPerHour(), 0.022) || !near(o.GetGuaranteedSavingsPerHour(), 0.321) {
+		t.Fatalf("savings %v", o)
+	}
+	later := proto.Clone(req).(*nodeplanv1.DisruptRequest)
+	later.Now = "2026-12-02T12:00:15Z"
+	v, err := nodeplan.ValidateCommand(&nodeplanv1.ValidateCommandRequest{Request: later, Command: cmd})
+	if err != nil || !v.GetValid() {
+		t.Fatalf("not valid 15 s later: %v %q", err, v.GetReason())
+	}
+	later.Nominated = []string{"ip-10-0-1-41.ec2.internal"}
+	v, err = nodeplan.ValidateCommand(&nodeplanv1.ValidateCommandRequest{Request: later, Command: cmd})
+	if err != nil || v.GetValid() || v.GetReason() != "1 candidates are no longer valid" {
+		t.Fatalf("with a nominated candidate: %v %v %q", err, v.GetValid(), v.GetReason())
 	}
 }

@@ -50,7 +50,13 @@ absl::StatusOr<v1::DisruptResponse> Disrupt(const v1::DisruptRequest& request);
 // qualify), and a consolidation's simulation must give the same result (no
 // new NodeClaim for a delete; exactly one whose options include the
 // command's for a replace). Drift and static-drift commands are not
-// validated by Karpenter and always come back valid.
+// validated by Karpenter and always come back valid. nodeplan's own
+// optimized-consolidation proposal (DisruptResponse.optimized) is
+// validated as a consolidation of its shape: its candidates as multi-node
+// consolidation's, within the Underutilized budgets, and the simulation
+// with the Optimized packing must still move every pod onto replacements
+// costing no more than the command's, the command as given passing
+// VerifyDisruption on the later cluster (docs/OPTIMIZE.md).
 absl::StatusOr<v1::ValidateCommandResponse> ValidateCommand(
     const v1::ValidateCommandRequest& request);
 

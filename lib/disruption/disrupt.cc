@@ -250,20 +250,28 @@ absl::StatusOr<v1::DisruptResponse> Run(const v1::DisruptRequest& request,
   return out;
 }
 
+// nodeplan's own proposal (DisruptResponse.optimized), not a Karpenter
+// method: validated as a consolidation of its shape.
+constexpr char kOptimizedMethod[] = "optimized-consolidation";
+
 absl::StatusOr<Method> ParseMethod(absl::string_view name) {
   for (Method m : disruption::kMethods) {
     if (name == disruption::MethodName(m)) return m;
   }
+  // Its candidates are multi-node consolidation's, within the same budget.
+  if (name == kOptimizedMethod) return Method::kMultiNodeConsolidation;
   return absl::InvalidArgumentError(
       absl::StrCat("command.method: \"", name,
                    "\" is not one of emptiness, static-drift, drift, "
-                   "multi-node-consolidation, single-node-consolidation"));
+                   "multi-node-consolidation, single-node-consolidation, "
+                   "optimized-consolidation"));
 }
 
 absl::StatusOr<v1::ValidateCommandResponse> RunValidate(
     const v1::ValidateCommandRequest& request) {
   absl::StatusOr<Method> method = ParseMethod(request.command().method());
   if (!method.ok()) return method.status();
+  const bool optimized = request.command().method() == kOptimizedMethod;
   v1::ValidateCommandResponse out;
   *out.mutable_command() = request.command();
   if (*method == Method::kDrift || *method == Method::kStaticDrift) {
@@ -332,6 +340,14 @@ absl::StatusOr<v1::ValidateCommandResponse> RunValidate(
       return out;
     }
     --budget[c.pool];
+  }
+  if (optimized) {
+    absl::StatusOr<std::string> why = disruption::RevalidateOptimized(
+        view, (*pass)->conditions, engine, simulator, still, request.command());
+    if (!why.ok()) return why.status();
+    out.set_valid(why->empty());
+    out.set_reason(*std::move(why));
+    return out;
   }
   std::vector<int> nodes;
   for (const disruption::Candidate& c : still) nodes.push_back(c.node);

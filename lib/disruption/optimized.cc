@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "disruption/pricing.h"
 #include "disruption/render.h"
 #include "disruption/request_simulator.h"
@@ -112,7 +113,108 @@ v1::DisruptionCommand Render(ClusterView& view, const Proposal& p,
   return out;
 }
 
+// The simulation the search runs for one candidate set: Karpenter's on the
+// compiled cluster, then, when it launches something, the Optimized packing.
+absl::StatusOr<SimulationResult> SimulateSet(ClusterView& view,
+                                             const ConditionsResult& conditions,
+                                             Simulator& pass_simulator,
+                                             const std::vector<int>& nodes,
+                                             RequestSimulator* optimized) {
+  absl::StatusOr<SimulationResult> r =
+      pass_simulator.Simulate(nodes, /*consolidation=*/true);
+  if (r.ok() && r->all_non_pending_scheduled && !r->new_claims.empty()) {
+    if (optimized != nullptr) return optimized->Simulate(nodes, true);
+    RequestSimulator sim(view, conditions);
+    sim.UsePacking("Optimized", view.request().options().packing_budget());
+    return sim.Simulate(nodes, /*consolidation=*/true);
+  }
+  return r;
+}
+
+double LaunchCost(const v1::DisruptionCommand& cmd) {
+  double cost = 0;
+  for (const v1::NewNodeClaim& n : cmd.replacements()) {
+    cost += n.launch().price();
+  }
+  return cost;
+}
+
+// `cmd` with every replacement's options as names (the verifier reads
+// names), its instance-type requirement `In` without values (as an Indexed
+// render leaves it) filled in too; nullopt when an index is out of range.
+std::optional<v1::DisruptionCommand> WithNames(v1::DisruptionCommand cmd) {
+  for (v1::NewNodeClaim& n : *cmd.mutable_replacements()) {
+    if (n.instance_type_indices().empty()) continue;
+    v1::NodeSelectorRequirement* unexpanded = nullptr;
+    for (v1::NodeSelectorRequirement& r :
+         *n.mutable_node_claim()->mutable_spec()->mutable_requirements()) {
+      if (r.key() == labels::kInstanceType && r.operator_() == "In" &&
+          r.values().empty()) {
+        unexpanded = &r;
+      }
+    }
+    for (int index : n.instance_type_indices()) {
+      if (index < 0 || index >= cmd.instance_type_names_size()) {
+        return std::nullopt;
+      }
+      n.add_instance_types(cmd.instance_type_names(index));
+      if (unexpanded != nullptr) {
+        unexpanded->add_values(cmd.instance_type_names(index));
+      }
+    }
+    n.clear_instance_type_indices();
+  }
+  cmd.clear_instance_type_names();
+  return cmd;
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> RevalidateOptimized(
+    ClusterView& view, const ConditionsResult& conditions, Engine& engine,
+    Simulator& pass_simulator, std::vector<Candidate> cands,
+    const v1::DisruptionCommand& cmd) {
+  // The order the search simulates a set in.
+  SortBySavingsRatio(view, cands);
+  std::vector<int> nodes;
+  for (const Candidate& c : cands) nodes.push_back(c.node);
+  absl::StatusOr<SimulationResult> r =
+      SimulateSet(view, conditions, pass_simulator, nodes, nullptr);
+  if (!r.ok()) return r.status();
+  if (!r->all_non_pending_scheduled) {
+    return r->errors.empty()
+               ? std::string("the candidates' pods no longer all find a place")
+               : r->errors;
+  }
+  std::optional<Proposal> p = Evaluate(view, engine, cands, *std::move(r));
+  if (!p.has_value()) {
+    return std::string(
+        "the scheduling simulation no longer finds replacements cheaper "
+        "than the candidates");
+  }
+  const double now_cost = LaunchCost(Render(view, *p, false));
+  const double cmd_cost = LaunchCost(cmd);
+  if (now_cost > cmd_cost + kEpsilon) {
+    return absl::StrFormat(
+        "the scheduling simulation now launches $%.4f/hour of replacements, "
+        "more than the command's $%.4f/hour",
+        now_cost, cmd_cost);
+  }
+  // The command as given, on the cluster as it is now.
+  std::optional<v1::DisruptionCommand> named = WithNames(cmd);
+  if (!named.has_value()) {
+    return std::string("a replacement's instance type index is out of range");
+  }
+  v1::DisruptResponse check;
+  RenderBudgets(view, engine, &check);
+  *check.mutable_optimized()->mutable_command() = *std::move(named);
+  std::vector<Violation> v = VerifyDisruption(view.request(), check);
+  if (!v.empty()) {
+    return absl::StrCat("the command no longer holds: ",
+                        FormatViolation(v.front()));
+  }
+  return std::string();
+}
 
 absl::Status ProposeOptimized(ClusterView& view,
                               const ConditionsResult& conditions,
@@ -158,10 +260,7 @@ absl::Status ProposeOptimized(ClusterView& view,
     // launches nothing, there is nothing to repack and the Optimized
     // packing would return the same plan.
     absl::StatusOr<SimulationResult> r =
-        pass_simulator.Simulate(nodes, /*consolidation=*/true);
-    if (r.ok() && r->all_non_pending_scheduled && !r->new_claims.empty()) {
-      r = sim.Simulate(nodes, /*consolidation=*/true);
-    }
+        SimulateSet(view, conditions, pass_simulator, nodes, &sim);
     if (!r.ok()) return r.status();
     ++tried;
     if (std::optional<Proposal> p =

@@ -28,7 +28,11 @@
 // (nodeplan/verify.h) finds nothing wrong with it; otherwise the next best
 // is verified, and without one OptimizedConsolidation.reason says why.
 
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "disruption/cluster_view.h"
 #include "disruption/conditions.h"
 #include "disruption/engine.h"
@@ -46,6 +50,29 @@ absl::Status ProposeOptimized(ClusterView& view,
                               const ConditionsResult& conditions,
                               Engine& engine, Simulator& pass_simulator,
                               v1::DisruptResponse* out);
+
+// ValidateCommand for an optimized-consolidation command, on the cluster at
+// the later time. `cands` are the command's candidates, every one of them
+// still a consolidation candidate, not nominated and within the
+// Underutilized budgets (the caller checks that, as for Karpenter's
+// consolidation commands). What is left to check is the rest of Karpenter's
+// re-validation, for a command of that shape:
+//  - the simulation of removing the candidates, run as the proposal's search
+//    runs it (Karpenter's first; again with the Optimized packing when it
+//    launches something), still moves every pod and still gives a proposal
+//    by the same price rule (each replacement's dearest option, and all of
+//    them together, below the candidates' price; spot and Balanced rules);
+//  - that plan launches no more, at its cheapest launch prices, than the
+//    command's replacements cost (a delete must stay a delete);
+//  - the command as given still holds on this cluster (VerifyDisruption:
+//    candidates eligible, budgets, every moved pod placed on what remains
+//    plus the command's replacements under every scheduling rule, the
+//    replacements cheaper than the candidates).
+// Returns "" when the command may go ahead, else why not.
+absl::StatusOr<std::string> RevalidateOptimized(
+    ClusterView& view, const ConditionsResult& conditions, Engine& engine,
+    Simulator& pass_simulator, std::vector<Candidate> cands,
+    const v1::DisruptionCommand& cmd);
 
 }  // namespace nodeplan::disruption
 

@@ -16,6 +16,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "nodeplan/manifest.h"
+#include "nodeplan/v1/disrupt.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "test_files.h"
 
@@ -145,6 +146,49 @@ TEST(Cli, DisruptPackingOptimizedIsShownApart) {
                         "decision): none (this pass's commands save as much "
                         "($0.192/hour))"));
   EXPECT_NE(Nodeplan(base + " --packing Cheapest").status, 0);
+}
+
+// The workshop's consolidation (examples/workshop/consolidate): the proposal
+// from `-o json`, re-validated fifteen seconds later by --validate, from the
+// command alone or from a response whose only command is the proposal.
+TEST(Cli, DisruptValidatesTheOptimizedProposal) {
+  const std::string cluster =
+      "disrupt -f examples/workshop/nodeclass-default.yaml -f "
+      "examples/workshop/consolidate/";
+  Result json = Nodeplan(cluster +
+                         " --now 2026-12-02T12:00:00Z --packing Optimized "
+                         "-o json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  v1::DisruptResponse response;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(json.out, &response).ok());
+  ASSERT_EQ(response.commands_size(), 1);
+  ASSERT_TRUE(response.optimized().has_command());
+  std::string text;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(
+                  response.optimized().command(), &text)
+                  .ok());
+  const std::string command = WriteTemp("optimized-command.json", text);
+  response.clear_commands();
+  text.clear();
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(response, &text).ok());
+  const std::string only = WriteTemp("optimized-response.json", text);
+  const std::string later = cluster + " --now 2026-12-02T12:00:15Z";
+  for (const std::string& path : {command, only}) {
+    Result ok = Nodeplan(absl::StrCat(later, " --validate '", path, "'"));
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(ok.out,
+              "valid: optimized-consolidation replace of 3 node(s) may go "
+              "ahead\n");
+  }
+  Result taken = Nodeplan(absl::StrCat(
+      later, " --marked-for-deletion ip-10-0-1-88.ec2.internal --validate '",
+      command, "'"));
+  EXPECT_EQ(taken.status, 0) << taken.err;
+  EXPECT_EQ(taken.out, "invalid: 1 candidates are no longer valid\n");
+  std::remove(command.c_str());
+  std::remove(only.c_str());
 }
 
 // --with a whole cluster (it has NodeClaims) is compared as it is; NodePools

@@ -21,6 +21,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "nodeplan/disrupt.h"
+#include "nodeplan/manifest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
 #include "render_html.h"
@@ -220,6 +222,107 @@ TEST(HtmlTest, DisruptPageInHeadlessChromium) {
   EXPECT_THAT(dom, HasSubstr("<td id=\"total-cost\">$0.277/hour</td>"));
   EXPECT_THAT(dom, HasSubstr("No disruption now."));
   std::remove(page.c_str());
+}
+
+// --packing Optimized on the workshop's consolidation: Karpenter's decision
+// stays the bins' notes and the totals; nodeplan's proposal is a section of
+// its own, labelled as not Karpenter's, with its replacements drawn and its
+// savings, and the nodes it removes marked apart from Karpenter's notes.
+TEST(HtmlTest, DisruptPageShowsTheOptimizedProposalApart) {
+  ASSERT_STRNE(NODEPLAN_CHROMIUM, "")
+      << "chromium was not found at configure time; scripts/setup.sh "
+         "installs Debian's chromium package";
+  const std::string base =
+      "disrupt -f examples/workshop/nodeclass-default.yaml -f "
+      "examples/workshop/consolidate/ --now 2026-12-02T12:00:00Z -o html";
+  const std::string karpenter = Nodeplan(base);
+  EXPECT_THAT(karpenter, Not(HasSubstr("optimized")));
+  EXPECT_THAT(karpenter, Not(HasSubstr("data-proposal")));
+  const std::string html = Nodeplan(base + " --packing Optimized");
+  // Same input, same page.
+  EXPECT_EQ(html, Nodeplan(base + " --packing Optimized"));
+  const std::string page = TempPath("optimized.html");
+  std::ofstream(page) << html;
+  int status = -1;
+  const std::string dom = Chromium("--dump-dom", page, &status);
+  ASSERT_EQ(status, 0) << "chromium --dump-dom failed";
+  const std::vector<std::string> nodes = {"ip-10-0-1-23.ec2.internal",
+                                          "ip-10-0-1-41.ec2.internal",
+                                          "ip-10-0-1-88.ec2.internal"};
+  // Karpenter's decision, as without the option.
+  EXPECT_EQ(
+      All(dom,
+          R"re(<svg class="bin"[^>]*data-kind="Node"[^>]*data-note="([^"]*)")re"),
+      (std::vector<std::string>{"replace (Underutilized)",
+                                "replace (Underutilized)",
+                                "candidate, kept for now"}));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"total-savings\">$0.299/hour</td>"));
+  // nodeplan's proposal: every node goes, three c5.large with 7 pods each.
+  EXPECT_EQ(
+      All(dom,
+          R"re(<svg class="bin"[^>]*data-name="([^"]*)"[^>]*data-proposal="nodeplan: replace")re"),
+      nodes);
+  EXPECT_THAT(dom, HasSubstr("<section class=\"proposal\" id=\"optimized\">"
+                             "<h2>nodeplan's optimized consolidation (not "
+                             "Karpenter's decision)</h2>"));
+  const std::string section = dom.substr(dom.find("id=\"optimized\""));
+  EXPECT_EQ(
+      All(section,
+          R"re(<svg class="bin"[^>]*data-kind="proposed NodeClaim"[^>]*data-pods="(\d+)")re"),
+      (std::vector<std::string>{"7", "7", "7"}));
+  EXPECT_EQ(
+      All(section,
+          R"re(<svg class="bin"[^>]*data-kind="proposed NodeClaim"[^>]*data-instance-type="([^"]*)")re"),
+      (std::vector<std::string>{"c5.large", "c5.large", "c5.large"}));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"optimized-removes\">"
+                             "ip-10-0-1-23.ec2.internal, "
+                             "ip-10-0-1-41.ec2.internal, "
+                             "ip-10-0-1-88.ec2.internal</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"optimized-savings\">$0.321/hour "
+                             "($234/month)</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td id=\"optimized-over-karpenter\">$0.022/hour "
+                             "(Karpenter's: $0.299/hour)</td>"));
+  EXPECT_THAT(dom,
+              HasSubstr("<td id=\"total-optimized-savings\">$0.321/hour</td>"));
+  // The page's pods are the cluster's: the proposal's are not counted again.
+  EXPECT_THAT(dom, HasSubstr("<td id=\"total-pods\">21</td>"));
+  std::remove(page.c_str());
+}
+
+// Without a proposal the section says why, and no bin is marked.
+TEST(HtmlTest, DisruptPageSaysWhyThereIsNoProposal) {
+  const std::string dir =
+      absl::StrCat(NODEPLAN_SOURCE_DIR, "/examples/workshop/");
+  absl::StatusOr<v1::ManifestSet> m = LoadManifestFiles(
+      {dir + "nodepool-default.yaml", dir + "nodepool-general-purpose.yaml",
+       dir + "nodeclass-default.yaml", dir + "scale-in/"},
+      {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  v1::DisruptRequest request;
+  *request.mutable_node_pools() = m->node_pools();
+  *request.mutable_node_classes() = m->node_classes();
+  *request.mutable_node_claims() = m->node_claims();
+  *request.mutable_nodes() = m->nodes();
+  *request.mutable_pods() = m->pods();
+  request.set_catalog_ref("aws");
+  request.set_now("2026-12-02T12:00:00Z");
+  absl::StatusOr<v1::DisruptResponse> karpenter = Disrupt(request);
+  ASSERT_TRUE(karpenter.ok()) << karpenter.status();
+  request.mutable_options()->set_packing("Optimized");
+  absl::StatusOr<v1::DisruptResponse> response = Disrupt(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_FALSE(response->optimized().has_command());
+  const std::string html = RenderPicture(DisruptPicture(request, *response));
+  EXPECT_THAT(html, HasSubstr("<section class=\"proposal\" id=\"optimized\">"));
+  EXPECT_THAT(html, HasSubstr("proposes nothing: this pass&#39;s commands save "
+                              "as much ($0.192/hour)."));
+  EXPECT_THAT(html, HasSubstr("<td id=\"total-optimized-savings\">none</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("data-proposal")));
+  EXPECT_THAT(html, Not(HasSubstr("proposed NodeClaim")));
+  // Karpenter's page is the same page without the section and its row.
+  const std::string plain = RenderPicture(DisruptPicture(request, *karpenter));
+  EXPECT_THAT(plain, Not(HasSubstr("id=\"optimized\"")));
+  EXPECT_THAT(plain, Not(HasSubstr("total-optimized-savings")));
 }
 
 // 5,000 pods: bins of one shape are drawn once with their count, so the page

@@ -3,14 +3,18 @@
 // the proposal is verified, never dearer than the cluster as it is, and
 // never among the commands.
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
+#include "nodeplan/manifest.h"
 #include "nodeplan/verify.h"
 #include "nodeplan/workload.h"
 
@@ -21,6 +25,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 
 // The response without its proposal, as bytes.
 std::string KarpenterPart(v1::DisruptResponse r) {
@@ -200,6 +205,217 @@ TEST(OptimizedConsolidationTest, TheVerifierCatchesABrokenProposal) {
     for (v1::BudgetAllowance& b : *bad.mutable_budgets()) b.set_allowed(1);
     EXPECT_THAT(Violations(c.request(), bad), Contains(HasSubstr("budget")));
   }
+}
+
+// ---- ValidateCommand
+// ---------------------------------------------------------
+
+constexpr char kLater[] = "2026-12-02T10:00:15Z";
+
+absl::StatusOr<v1::ValidateCommandResponse> ValidateLater(
+    Cluster later, const v1::DisruptionCommand& cmd) {
+  v1::ValidateCommandRequest v;
+  *v.mutable_request() = later.request();
+  *v.mutable_command() = cmd;
+  return ValidateCommand(v);
+}
+
+// The proposal on ThreeHalfFullNodes (n1 and n2 into three size-4 NodeClaims,
+// n3 stays), re-validated fifteen seconds later on the cluster as it then is,
+// as Karpenter re-validates a consolidation command before it runs it.
+TEST(OptimizedValidationTest, ReValidatesAsKarpenterDoesAConsolidation) {
+  Cluster before = ThreeHalfFullNodes();
+  const v1::DisruptResponse r = Optimized(before.request());
+  ASSERT_TRUE(r.optimized().has_command()) << r.optimized().reason();
+  const v1::DisruptionCommand& cmd = r.optimized().command();
+  ASSERT_THAT(CandidateNodes(cmd), ElementsAre("n1", "n2"));
+  ASSERT_EQ(cmd.replacements_size(), 3);
+  const std::string more_expensive = absl::StrFormat(
+      "the scheduling simulation now launches $%.4f/hour of replacements, "
+      "more than the command's $%.4f/hour",
+      FakePrice(16, 32) + FakePrice(4, 8), 3 * FakePrice(4, 8));
+  struct Case {
+    std::string name;
+    std::function<void(Cluster&)> change;
+    bool valid;
+    std::string reason;  // its beginning when not valid
+  };
+  const std::vector<Case> cases = {
+      {"unchanged", [](Cluster&) {}, true, ""},
+      {"a pod left n3: the replacements are still needed, no dearer",
+       [](Cluster& c) {
+         auto* pods = c.request().mutable_pods();
+         for (int i = 0; i < pods->size(); ++i) {
+           if (pods->Get(i).metadata().name() == "n3-p0") {
+             pods->DeleteSubrange(i, 1);
+             break;
+           }
+         }
+       },
+       true, ""},
+      {"candidate gone: n1 is being deleted",
+       [](Cluster& c) { c.request().add_marked_for_deletion("n1"); }, false,
+       "1 candidates are no longer valid"},
+      {"candidate gone: do-not-disrupt on n2",
+       [](Cluster& c) {
+         for (v1::Node& n : *c.request().mutable_nodes()) {
+           if (n.metadata().name() == "n2") {
+             (*n.mutable_metadata()
+                   ->mutable_annotations())["karpenter.sh/do-not-disrupt"] =
+                 "true";
+           }
+         }
+       },
+       false, "1 candidates are no longer valid"},
+      {"candidate gone: a new pod on n1 restarts consolidateAfter",
+       [](Cluster& c) {
+         c.request()
+             .mutable_node_pools(0)
+             ->mutable_spec()
+             ->mutable_disruption()
+             ->set_consolidate_after("1m");
+         c.ClaimOf("n1").mutable_status()->set_last_pod_event_time(
+             "2026-12-02T10:00:10Z");
+       },
+       false, "1 candidates are no longer valid"},
+      {"candidate gone: n2 nominated for a pending pod",
+       [](Cluster& c) { c.request().add_nominated("n2"); }, false,
+       "1 candidates are no longer valid"},
+      {"budget exhausted: one node at a time now",
+       [](Cluster& c) {
+         c.request()
+             .mutable_node_pools(0)
+             ->mutable_spec()
+             ->mutable_disruption()
+             ->mutable_budgets(0)
+             ->set_nodes("1");
+       },
+       false,
+       "a candidate can no longer be disrupted without violating budgets"},
+      {"budget exhausted: n3 is deleting and takes one of two",
+       [](Cluster& c) {
+         c.request()
+             .mutable_node_pools(0)
+             ->mutable_spec()
+             ->mutable_disruption()
+             ->mutable_budgets(0)
+             ->set_nodes("2");
+         c.request().add_marked_for_deletion("n3");
+       },
+       false,
+       "a candidate can no longer be disrupted without violating budgets"},
+      {"cheaper no longer possible: n3 filled up, 18 CPUs to replace",
+       [](Cluster& c) { c.Pod("n3-big", "n3", "7"); }, false, more_expensive},
+      {"pods no longer fit: the NodePool's CPU limit is reached",
+       [](Cluster& c) {
+         (*c.request()
+               .mutable_node_pools(0)
+               ->mutable_spec()
+               ->mutable_limits())["cpu"] = "17";
+       },
+       false,
+       "not all pods would schedule, default/n1-p7 => incompatible with "
+       "nodepool \"default\", daemonset overhead={}, all available instance "
+       "types exceed limits for nodepool"},
+      {"the command no longer holds: a new pod on n1 it does not place",
+       [](Cluster& c) { c.Pod("n1-new", "n1", "500m"); }, false,
+       "the command no longer holds: rescheduling: pod default/n1-new: of "
+       "node n1 has no place after the command"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    Cluster later = before;
+    later.request().set_now(kLater);
+    tc.change(later);
+    absl::StatusOr<v1::ValidateCommandResponse> got = ValidateLater(later, cmd);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->valid(), tc.valid) << got->reason();
+    if (tc.valid) {
+      EXPECT_EQ(got->reason(), "");
+    } else {
+      // The scheduler's errors go on with the other pods.
+      EXPECT_THAT(got->reason(), StartsWith(tc.reason));
+    }
+    // The command comes back as it was given.
+    EXPECT_EQ(DeterministicBytes(got->command()), DeterministicBytes(cmd));
+  }
+}
+
+TEST(OptimizedValidationTest, SameAnswerForIndexedOptionsAndInAnyOrder) {
+  Cluster c = ThreeHalfFullNodes();
+  c.request().mutable_options()->set_instance_type_encoding("Indexed");
+  const v1::DisruptResponse r = Optimized(c.request());
+  ASSERT_TRUE(r.optimized().has_command()) << r.optimized().reason();
+  ASSERT_GT(r.optimized().command().instance_type_names_size(), 0);
+  Cluster later = c;
+  later.request().set_now(kLater);
+  absl::StatusOr<v1::ValidateCommandResponse> got =
+      ValidateLater(later, r.optimized().command());
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->valid()) << got->reason();
+  // An index past the names is a command that cannot run.
+  v1::DisruptionCommand bad = r.optimized().command();
+  bad.mutable_replacements(0)->add_instance_type_indices(
+      bad.instance_type_names_size());
+  got = ValidateLater(later, bad);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_FALSE(got->valid());
+  EXPECT_EQ(got->reason(),
+            "a replacement's instance type index is out of range");
+  // The request's lists in reverse order: the same bytes.
+  Cluster reversed = later;
+  std::reverse(reversed.request().mutable_pods()->begin(),
+               reversed.request().mutable_pods()->end());
+  std::reverse(reversed.request().mutable_nodes()->begin(),
+               reversed.request().mutable_nodes()->end());
+  absl::StatusOr<v1::ValidateCommandResponse> a =
+      ValidateLater(later, r.optimized().command());
+  absl::StatusOr<v1::ValidateCommandResponse> b =
+      ValidateLater(reversed, r.optimized().command());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(DeterministicBytes(*a), DeterministicBytes(*b));
+}
+
+// A changed proposal is checked as what it is: a command that claims fewer
+// replacements than its pods need, or a shape the method does not have.
+TEST(OptimizedValidationTest, ATamperedCommandIsNotValid) {
+  Cluster c = ThreeHalfFullNodes();
+  const v1::DisruptResponse r = Optimized(c.request());
+  ASSERT_TRUE(r.optimized().has_command()) << r.optimized().reason();
+  Cluster later = c;
+  later.request().set_now(kLater);
+  {
+    // A delete: the simulation still needs replacements.
+    v1::DisruptionCommand del = r.optimized().command();
+    del.clear_replacements();
+    del.set_decision("delete");
+    absl::StatusOr<v1::ValidateCommandResponse> got = ValidateLater(later, del);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_FALSE(got->valid());
+    EXPECT_THAT(got->reason(), HasSubstr("more than the command's $0.0000"));
+  }
+  {
+    v1::DisruptionCommand other = r.optimized().command();
+    other.set_reason("Drifted");
+    absl::StatusOr<v1::ValidateCommandResponse> got =
+        ValidateLater(later, other);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_FALSE(got->valid());
+    EXPECT_THAT(got->reason(), HasSubstr("the command no longer holds"));
+  }
+  // Karpenter's own command on the same cluster is validated as before.
+  ASSERT_EQ(r.commands_size(), 1);
+  absl::StatusOr<v1::ValidateCommandResponse> karpenter =
+      ValidateLater(later, r.commands(0));
+  ASSERT_TRUE(karpenter.ok()) << karpenter.status();
+  EXPECT_TRUE(karpenter->valid()) << karpenter->reason();
+  // An unknown method names every method ValidateCommand takes.
+  v1::DisruptionCommand unknown = r.optimized().command();
+  unknown.set_method("cheapest-consolidation");
+  absl::StatusOr<v1::ValidateCommandResponse> err =
+      ValidateLater(later, unknown);
+  ASSERT_FALSE(err.ok());
+  EXPECT_THAT(err.status().message(), HasSubstr("optimized-consolidation"));
 }
 
 // Generated clusters: Karpenter's answer keeps its bytes, every proposal

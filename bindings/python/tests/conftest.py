@@ -56,3 +56,12 @@ def scale_in_text():
     names = ("nodepool-default.yaml", "nodepool-general-purpose.yaml",
              "nodeclass-default.yaml", "scale-in/cluster.yaml")
     return "\n---\n".join((WORKSHOP / name).read_text() for name in names)
+
+
+@pytest.fixture(scope="session")
+def consolidate_text():
+    """The workshop's consolidation: three m5.xlarge with 7 of inflate's pods
+    each, where nodeplan's optimized consolidation saves more than
+    Karpenter's command (examples/workshop/consolidate)."""
+    names = ("nodeclass-default.yaml", "consolidate/cluster.yaml")
+    return "\n---\n".join((WORKSHOP / name).read_text() for name in names)

@@ -100,3 +100,43 @@ def test_optimized_consolidation_is_reported_apart(scale_in_text):
     req.options.packing = "Cheapest"
     with pytest.raises(nodeplan.InvalidArgumentError, match="options.packing"):
         nodeplan.disrupt(req)
+
+
+def test_optimized_consolidation_comes_back_with_a_proposal(consolidate_text):
+    # Three m5.xlarge with 7 pods each: Karpenter replaces two by one
+    # c5.large; nodeplan proposes all three into three c5.large.
+    req = scale_in_request(consolidate_text)
+    req.options.packing = "Optimized"
+    resp = nodeplan.disrupt(req)
+    (k,) = resp.commands
+    assert k.method == "multi-node-consolidation"
+    assert k.savings_per_hour == pytest.approx(0.299)
+    o = resp.optimized
+    assert o.HasField("command"), o.reason
+    assert o.reason == ""
+    cmd = o.command
+    assert (cmd.method, cmd.reason, cmd.decision) == (
+        "optimized-consolidation", "Underutilized", "replace")
+    assert [c.node for c in cmd.candidates] == [
+        "ip-10-0-1-23.ec2.internal", "ip-10-0-1-41.ec2.internal",
+        "ip-10-0-1-88.ec2.internal"]
+    assert [(r.launch.instance_type, len(r.pods)) for r in cmd.replacements] \
+        == [("c5.large", 7)] * 3
+    assert cmd.savings_per_hour == pytest.approx(0.321)
+    assert o.karpenter_savings_per_hour == pytest.approx(0.299)
+    assert o.savings_over_karpenter_per_hour == pytest.approx(0.022)
+    assert o.guaranteed_savings_per_hour == pytest.approx(0.321)
+    # Never among Karpenter's commands.
+    assert all(c.method != "optimized-consolidation" for c in resp.commands)
+    # Re-validated fifteen seconds later through the binding.
+    later = disrupt_pb2.DisruptRequest()
+    later.CopyFrom(req)
+    later.now = "2026-12-02T12:00:15Z"
+    ok = nodeplan.validate_command(
+        disrupt_pb2.ValidateCommandRequest(request=later, command=cmd))
+    assert ok.valid, ok.reason
+    later.marked_for_deletion.append("ip-10-0-1-88.ec2.internal")
+    gone = nodeplan.validate_command(
+        disrupt_pb2.ValidateCommandRequest(request=later, command=cmd))
+    assert not gone.valid
+    assert gone.reason == "1 candidates are no longer valid"

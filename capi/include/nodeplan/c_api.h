@@ -186,7 +186,8 @@ NODEPLAN_CAPI_EXPORT int nodeplan_disrupt(const void* request,
 
 /* nodeplan.v1.ValidateCommandRequest -> nodeplan.v1.ValidateCommandResponse:
  * Karpenter's 15-second re-validation of a command (taken from an earlier
- * nodeplan_disrupt response) against the cluster at a later time. */
+ * nodeplan_disrupt response, its optimized consolidation's too) against the
+ * cluster at a later time. */
 NODEPLAN_CAPI_EXPORT int nodeplan_validate_command(const void* request,
                                                    size_t request_len,
                                                    void** response,
