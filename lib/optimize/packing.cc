@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/verify.h"
@@ -264,31 +265,38 @@ absl::Status Improve(const scheduling::Compiled& c,
   // requirements and karpenter.sh/nodepool-hash (the narrowing is the
   // plan's, not the pool's).
   absl::flat_hash_set<std::pair<int, int>> tried;
-  std::vector<std::pair<v1::ScheduleResponse, std::string>> better;
+  // Candidate plans live on one arena: most are dropped, and dropping them
+  // (thousands of placements at 5,000 pods) then frees nothing one by one.
+  google::protobuf::Arena arena;
+  std::vector<std::pair<v1::ScheduleResponse*, std::string>> better;
   double best = out->cost();
   int n = 0;
   std::optional<scheduling::Compiled> narrowed;
+  // Every candidate round is a round of `state`: its Deployment replicas
+  // and pod class signatures are the same each time.
+  std::optional<scheduling::PreparedPods> prepared;
   for (const auto& cand : cands) {
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
     ++n;
     if (!narrowed.has_value()) narrowed.emplace(c);
+    if (!prepared.has_value()) prepared.emplace(scheduling::PreparePods(state));
     for (size_t p = 0; p < c.pools.size(); ++p)
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
-    v1::ScheduleResponse r;
+    auto* r =
+        google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
     if (!scheduling::Solve(*narrowed, state, gate != nullptr ? *gate : NoGate(),
-                           &r)
+                           &*prepared, r)
              .ok())
       continue;
-    if (r.cost() >= best - 1e-9 || Unschedulable(r) != unsched) continue;
-    best = r.cost();
+    if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
+    best = r->cost();
     better.emplace_back(
-        std::move(r),
-        absl::StrCat("NodePool ", c.pools[cand.pool].name,
-                     " capped at the size of ", c.types[cand.type].name));
+        r, absl::StrCat("NodePool ", c.pools[cand.pool].name,
+                        " capped at the size of ", c.types[cand.type].name));
   }
   // Then the remainder of the best plan so far: its most idle NodeClaim's
   // pods alone (unless one of them is placed relative to other pods),
@@ -297,7 +305,7 @@ absl::Status Improve(const scheduling::Compiled& c,
   // on one NodeClaim sized for what is left, where two smaller ones can cost
   // less; the merged plan is verified like any other.
   const v1::ScheduleResponse& base_plan =
-      better.empty() ? *out : better.back().first;
+      better.empty() ? *out : *better.back().first;
   const int k = state.options().instance_type_encoding() == "Indexed"
                     ? -1
                     : Remainder(base_plan);
@@ -350,20 +358,22 @@ absl::Status Improve(const scheduling::Compiled& c,
                        " capped at the size of ", c.types[cap].name));
     }
     if (split.has_value()) {
-      v1::ScheduleResponse merged = Replace(base_plan, k, split->first);
-      better.emplace_back(std::move(merged), std::move(split->second));
+      auto* merged =
+          google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
+      *merged = Replace(base_plan, k, split->first);
+      better.emplace_back(merged, std::move(split->second));
     }
   }
   rep.set_packings_tried(n);
   // The cheapest verified improvement (the list is in falling cost).
   for (auto it = better.rbegin(); it != better.rend(); ++it) {
-    if (!Verify(full, it->first).empty()) continue;
+    if (!Verify(full, *it->first).empty()) continue;
     out->clear_new_node_claims();
     out->clear_existing_nodes();
     out->clear_unschedulable();
     out->clear_instance_type_names();
-    out->MergeFrom(it->first);
-    out->set_cost(it->first.cost());
+    out->MergeFrom(*it->first);
+    out->set_cost(it->first->cost());
     rep.set_improvement(it->second);
     break;
   }
