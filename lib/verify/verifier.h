@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "nodeplan/taints.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -48,13 +49,15 @@ struct OptionView {
   // options are not copied per NodeClaim.
   LabelSpace labels;
   OptionLabelSet shared;
-  std::optional<Domain> hostname;
-  Resources allocatable;
+  // The NodeClaim's hostname, one domain shared by its options (null: none).
+  std::shared_ptr<const Domain> hostname;
+  // A new NodeClaim's option: the type's allocatable, the verifier's cached
+  // figure (Verifier::Allocatable), not a copy per option.
+  const Resources* allocatable = nullptr;
 
   verify_internal::LabelLookup Labels() const {
     return shared ? verify_internal::LabelLookup(
-                        *shared.base, shared.overlay.get(),
-                        hostname ? &*hostname : nullptr)
+                        *shared.base, shared.overlay.get(), hostname.get())
                   : verify_internal::LabelLookup(labels);
   }
 };
@@ -132,8 +135,9 @@ class Verifier {
 
   bool OfferingUsable(const v1::InstanceType& type, const v1::Offering& o);
 
-  std::optional<Resources> Allocatable(const v1::InstanceType& type,
-                                       const std::string& subject);
+  // Cached per type: the reference lives as long as the verifier.
+  const std::optional<Resources>& Allocatable(const v1::InstanceType& type,
+                                              const std::string& subject);
 
   std::optional<Resources> ComputeAllocatable(const v1::InstanceType& type,
                                               const std::string& subject);
@@ -156,7 +160,12 @@ class Verifier {
   struct ClaimRequirements {
     std::vector<Expr> other;          // without hostname, instance type
     std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
-    int signature = 0;                // of `other`, interned (0: none)
+    // Per entry of `instance_type`: its values as a set when its operator is
+    // In or NotIn (null otherwise), so that an option's name is checked
+    // against a requirement listing hundreds of names in constant time.
+    std::vector<std::shared_ptr<const absl::flat_hash_set<std::string>>>
+        instance_type_values;
+    int signature = 0;  // of `other`, interned (0: none)
   };
 
   ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);

@@ -75,13 +75,12 @@ bool Verifier::OfferingUsable(const v1::InstanceType& type,
   return unavailable_.count({type.name(), o.zone(), o.capacity_type()}) == 0;
 }
 
-std::optional<Resources> Verifier::Allocatable(const v1::InstanceType& type,
-                                               const std::string& subject) {
+const std::optional<Resources>& Verifier::Allocatable(
+    const v1::InstanceType& type, const std::string& subject) {
   auto cached = allocatable_cache_.find(&type);
   if (cached != allocatable_cache_.end()) return cached->second;
   std::optional<Resources> computed = ComputeAllocatable(type, subject);
-  allocatable_cache_.emplace(&type, computed);
-  return computed;
+  return allocatable_cache_.emplace(&type, std::move(computed)).first->second;
 }
 
 std::optional<Resources> Verifier::ComputeAllocatable(
@@ -134,6 +133,15 @@ Verifier::ClaimRequirements Verifier::SplitRequirements(
     (e.key == labels::kInstanceType ? out.instance_type : out.other)
         .push_back(e);
   }
+  for (const Expr& e : out.instance_type) {
+    if (e.op != "In" && e.op != "NotIn") {
+      out.instance_type_values.push_back(nullptr);
+      continue;
+    }
+    out.instance_type_values.push_back(
+        std::make_shared<const absl::flat_hash_set<std::string>>(
+            e.values.begin(), e.values.end()));
+  }
   out.signature = signatures_
                       .emplace(verify_internal::ExprsToString(out.other),
                                static_cast<int>(signatures_.size()))
@@ -145,9 +153,21 @@ OptionLabelSet Verifier::OptionLabels(const v1::NodePool& pool,
                                       const v1::InstanceType& type,
                                       const ClaimRequirements& reqs,
                                       std::string* why) {
-  const Domain name = Domain::Fixed(type.name());
-  for (const Expr& e : reqs.instance_type) {
-    if (!name.Possibly(e)) {
+  // A fixed name passes In exactly when listed and NotIn when not
+  // (Domain::Narrow); other operators go through the domain.
+  std::optional<Domain> name;
+  for (size_t i = 0; i < reqs.instance_type.size(); ++i) {
+    const Expr& e = reqs.instance_type[i];
+    bool possible;
+    if (i < reqs.instance_type_values.size() &&
+        reqs.instance_type_values[i] != nullptr) {
+      possible =
+          reqs.instance_type_values[i]->contains(type.name()) == (e.op == "In");
+    } else {
+      if (!name) name = Domain::Fixed(type.name());
+      possible = name->Possibly(e);
+    }
+    if (!possible) {
       *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
                           " requirement excludes it");
       return {};

@@ -304,6 +304,10 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
   }
   std::set<std::string> distinct;
   bool launch_listed = false;
+  const auto hostname =
+      claim.name().empty()
+          ? nullptr
+          : std::make_shared<const Domain>(Domain::Fixed(claim.name()));
   for (const auto& name : claim.instance_types()) {
     if (!distinct.insert(name).second) {
       Add("instance-type", site.subject,
@@ -324,13 +328,14 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
           absl::StrCat("option ", name, " is incompatible: ", why));
       continue;
     }
-    std::optional<Resources> allocatable = Allocatable(*type, site.subject);
+    const std::optional<Resources>& allocatable =
+        Allocatable(*type, site.subject);
     if (!allocatable) continue;
     OptionView view;
     view.type = type;
     view.shared = std::move(labels);
-    if (!claim.name().empty()) view.hostname = Domain::Fixed(claim.name());
-    view.allocatable = std::move(*allocatable);
+    view.hostname = hostname;
+    view.allocatable = &*allocatable;
     site.views.push_back(std::move(view));
   }
   CheckLaunch(claim, pool, claim_requirements, launch_listed, site);
