@@ -280,10 +280,17 @@ absl::Status Improve(const scheduling::Compiled& c,
     if (!tried.insert({cand.pool, cand.type}).second) continue;
     ++n;
     if (!narrowed.has_value()) narrowed.emplace(c);
-    if (!prepared.has_value()) prepared.emplace(scheduling::PreparePods(state));
     for (size_t p = 0; p < c.pools.size(); ++p)
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
+    // A cap below some pod that has nowhere else to go cannot place the
+    // pods the Karpenter plan places, so its round would be rejected: it
+    // counts as tried without running (plain workloads: a c6a.large cap
+    // under 2-CPU pods).
+    if (NarrowingStrandsAPod(c, bound, cand.pool,
+                             narrowed->pools[cand.pool].types))
+      continue;
+    if (!prepared.has_value()) prepared.emplace(scheduling::PreparePods(state));
     auto* r =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     // The gated Solve: `state` passed validation in the Karpenter round
