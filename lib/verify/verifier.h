@@ -98,6 +98,10 @@ using ::nodeplan::IsKnownEphemeralTaint;
 
 class Verifier {
  public:
+  // The process's base label spaces of the embedded AWS catalog under
+  // NodePools that define them alike (verify_catalog.cc).
+  struct SharedBases;
+
   Verifier(const v1::ScheduleRequest& request,
            const v1::ScheduleResponse& response)
       : request_(request), response_(response) {}
@@ -182,6 +186,12 @@ class Verifier {
   };
   const BaseLabels& PoolTypeLabels(const v1::NodePool& pool,
                                    const v1::InstanceType& type);
+  BaseLabels ComputePoolTypeLabels(const v1::NodePool& pool,
+                                   const v1::InstanceType& type);
+
+  // Per NodePool of this request whose catalog is embedded, the process's
+  // SharedBases of it (null: the request's own catalog).
+  std::shared_ptr<SharedBases> SharedBasesFor(const v1::NodePool& pool);
 
   // The overlay of `claim_requirements` on `base`; nullopt (with *why) if
   // nothing is left.
@@ -307,6 +317,7 @@ class Verifier {
   std::map<std::string, std::set<std::string>> catalog_domains_;
   std::map<std::pair<const v1::NodePool*, const v1::InstanceType*>, BaseLabels>
       base_labels_;
+  std::map<const v1::NodePool*, std::shared_ptr<SharedBases>> shared_bases_;
   // Interned requirement texts (ClaimRequirements::signature); "" is 0.
   std::map<std::string, int> signatures_{{"", 0}};
   absl::flat_hash_map<
