@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
@@ -126,6 +127,36 @@ TEST(OptimizedPacking, RemainderRepackedOnPlainWorkloads) {
     EXPECT_NEAR(resp->cost(), sum, 1e-9);
     ExpectVerified(r, *resp, absl::StrCat("plain-", pods));
   }
+}
+
+// At 2,000 pods first-fit also leaves NodeClaims that reach their pod
+// limit long before their CPU (110 pods of 250m on a c6a.8xlarge, 14% of
+// its CPU idle); repacked together under a smaller cap they fill nodes
+// whose CPU binds, which brings the plan within 3% of the bound.
+TEST(OptimizedPacking, IdleNodeClaimsRepackedTogether) {
+  if (!HaveSolver()) GTEST_SKIP() << "the candidates come from the LP";
+  v1::ScheduleRequest r = workload::PlainSeedWorkload(2000);
+  r.mutable_options()->set_cost_bound("Compute");
+  r.mutable_options()->set_packing("Optimized");
+  auto resp = Schedule(r);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->unschedulable_size(), 0);
+  EXPECT_LE(resp->cost(), resp->cost_bound().lower_bound() * 1.03);
+  EXPECT_NE(resp->packing().improvement().find("NodeClaims idling"),
+            std::string::npos)
+      << resp->packing().improvement();
+  double sum = 0;
+  absl::flat_hash_set<std::string> names;
+  for (const auto& nc : resp->new_node_claims()) {
+    sum += nc.launch().price();
+    EXPECT_TRUE(names.insert(nc.name()).second) << nc.name();
+  }
+  EXPECT_NEAR(resp->cost(), sum, 1e-9);
+  ExpectVerified(r, *resp, "plain-2000");
+  // Deterministic: the same request gives the same bytes.
+  auto again = Schedule(r);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(DeterministicBytes(*again), DeterministicBytes(*resp));
 }
 
 TEST(OptimizedPacking, UnknownValuesNameTheField) {
