@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "nodeplan/taints.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -172,7 +173,10 @@ class Verifier {
     int signature = 0;  // of `other`, interned (0: none)
   };
 
-  ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
+  // `index_values`: build instance_type_values (worth it when many options
+  // are checked against the same requirements).
+  ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs,
+                                      bool index_values = false);
 
   OptionLabelSet OptionLabels(const v1::NodePool& pool,
                               const v1::InstanceType& type,
@@ -306,7 +310,9 @@ class Verifier {
   std::vector<Violation> violations_;
   std::set<std::string> reported_;
 
-  std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
+  // Per catalog, its types by name (views of the catalog's strings).
+  std::map<const v1::Catalog*,
+           absl::flat_hash_map<absl::string_view, const v1::InstanceType*>>
       types_;
   std::map<std::string, const v1::NodeClass*> node_classes_;
   // SharedAwsCatalog: the default variants are built once per process.

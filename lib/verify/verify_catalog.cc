@@ -129,7 +129,7 @@ OptionLabelSet Verifier::OptionLabels(
 }
 
 Verifier::ClaimRequirements Verifier::SplitRequirements(
-    const std::vector<Expr>& reqs) {
+    const std::vector<Expr>& reqs, bool index_values) {
   ClaimRequirements out;
   for (const Expr& e : reqs) {
     if (e.key == labels::kHostname) continue;
@@ -137,7 +137,7 @@ Verifier::ClaimRequirements Verifier::SplitRequirements(
         .push_back(e);
   }
   for (const Expr& e : out.instance_type) {
-    if (e.op != "In" && e.op != "NotIn") {
+    if (!index_values || (e.op != "In" && e.op != "NotIn")) {
       out.instance_type_values.push_back(nullptr);
       continue;
     }
@@ -357,11 +357,8 @@ std::optional<LabelSpace> Verifier::ComputeOverlay(
   capacity_types.values.clear();
   for (const auto& o : type.offerings()) {
     if (!OfferingUsable(type, o)) continue;
-    if (!zone.Possibly(Expr{labels::kZone, "In", {o.zone()}})) continue;
-    if (!capacity_type.Possibly(
-            Expr{labels::kCapacityType, "In", {o.capacity_type()}})) {
-      continue;
-    }
+    if (!zone.PossiblyIn(o.zone())) continue;
+    if (!capacity_type.PossiblyIn(o.capacity_type())) continue;
     zones.values.insert(o.zone());
     capacity_types.values.insert(o.capacity_type());
   }

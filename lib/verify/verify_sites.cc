@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/catalog.h"
@@ -298,11 +299,12 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
   for (const auto& r : claim.node_claim().spec().requirements()) {
     claim_requirements.push_back(ToExpr(r));
   }
-  const ClaimRequirements split = SplitRequirements(claim_requirements);
+  const ClaimRequirements split =
+      SplitRequirements(claim_requirements, /*index_values=*/true);
   if (claim.instance_types().empty()) {
     Add("instance-type", site.subject, "no instance-type options");
   }
-  std::set<std::string> distinct;
+  absl::flat_hash_set<absl::string_view> distinct;
   bool launch_listed = false;
   const auto hostname =
       claim.name().empty()
