@@ -179,11 +179,12 @@ bool PlacedRelativeToOthers(const v1::Pod& p) {
 
 // `plan` with its NodeClaims `ks` (ascending) replaced by `part`'s
 // NodeClaims (renamed after the plan's, as a round names them) and
-// placements.
-v1::ScheduleResponse Replace(const v1::ScheduleResponse& plan,
-                             const std::vector<int>& ks,
-                             const v1::ScheduleResponse& part) {
-  v1::ScheduleResponse out = plan;
+// placements, written into `*merged` (an empty response, on the candidates'
+// arena: the plan is copied once).
+void Replace(const v1::ScheduleResponse& plan, const std::vector<int>& ks,
+             const v1::ScheduleResponse& part, v1::ScheduleResponse* merged) {
+  v1::ScheduleResponse& out = *merged;
+  out.CopyFrom(plan);
   double removed = 0;
   for (auto k = ks.rbegin(); k != ks.rend(); ++k) {
     removed += plan.new_node_claims(*k).launch().price();
@@ -218,7 +219,6 @@ v1::ScheduleResponse Replace(const v1::ScheduleResponse& plan,
     for (const auto& p : e.pods()) into->add_pods(p);
   }
   out.set_cost(plan.cost() - removed + part.cost());
-  return out;
 }
 
 // The caps tried on a remainder NodeClaim of NodePool `pool` launched as
@@ -394,7 +394,7 @@ absl::Status Improve(const scheduling::Compiled& c,
     if (!split.has_value()) return false;
     auto* merged =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
-    *merged = Replace(plan, ks, split->first);
+    Replace(plan, ks, split->first, merged);
     better.emplace_back(merged, std::move(split->second));
     return true;
   };

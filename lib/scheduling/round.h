@@ -442,11 +442,6 @@ class Round {
 
   std::vector<PendingPod> pending_;
   std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
-  // The round's Deployment replicas: the prepared ones (Options::prepared)
-  // or expanded_.
-  const std::vector<v1::Pod>& Expanded() const {
-    return opt_.prepared != nullptr ? opt_.prepared->expanded : expanded_;
-  }
   std::vector<ClassState> classes_;
   absl::flat_hash_map<std::string, int> class_index_;
   std::vector<BoundPod> bound_;

@@ -255,8 +255,13 @@ const KnownNamespaces& Round::Namespaces() {
     } else {
       for (const auto& p : req_.pods()) add(p);
     }
-    for (const auto& p : Expanded())
-      of_pods.push_back(p.metadata().namespace_());
+    if (opt_.prepared != nullptr) {
+      for (const v1::Pod* p : opt_.prepared->expanded)
+        of_pods.push_back(p->metadata().namespace_());
+    } else {
+      for (const auto& p : expanded_)
+        of_pods.push_back(p.metadata().namespace_());
+    }
     namespaces_.emplace(req_.namespaces(), of_pods, in_);
   }
   return *namespaces_;
@@ -267,7 +272,7 @@ void Round::ExpandDeployments(std::vector<const v1::Pod*>* all) {
   // nodeplan/workload.h, shared with the verifier), unless the caller
   // prepared them (PreparePods).
   if (opt_.prepared != nullptr) {
-    for (const auto& p : opt_.prepared->expanded) all->push_back(&p);
+    for (const v1::Pod* p : opt_.prepared->expanded) all->push_back(p);
     return;
   }
   for (const auto& d : req_.deployments()) {

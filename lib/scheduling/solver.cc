@@ -106,10 +106,15 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 PreparedPods PreparePods(const v1::ScheduleRequest& state) {
   PreparedPods out;
   out.request = &state;
+  out.arena = std::make_unique<google::protobuf::Arena>();
   for (const auto& d : state.deployments()) {
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    for (int i = 0; i < replicas; ++i)
-      out.expanded.push_back(workload::DeploymentReplica(d, i));
+    for (int i = 0; i < replicas; ++i) {
+      auto* pod =
+          google::protobuf::Arena::CreateMessage<v1::Pod>(out.arena.get());
+      workload::DeploymentReplica(d, i, pod);
+      out.expanded.push_back(pod);
+    }
   }
   out.signatures.resize(state.pods_size() + out.expanded.size());
   std::vector<std::pair<absl::string_view, absl::string_view>> labels;
@@ -121,7 +126,7 @@ PreparedPods PreparePods(const v1::ScheduleRequest& state) {
   for (int i = 0; i < state.pods_size(); ++i)
     sign(state.pods(i), &out.signatures[i]);
   for (size_t i = 0; i < out.expanded.size(); ++i)
-    sign(out.expanded[i], &out.signatures[state.pods_size() + i]);
+    sign(*out.expanded[i], &out.signatures[state.pods_size() + i]);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/model.h"
@@ -37,8 +38,10 @@ struct DestinationGate {
 struct PreparedPods {
   // The request they were prepared from: a round of another ignores them.
   const v1::ScheduleRequest* request = nullptr;
-  // workload::DeploymentReplica of each Deployment, replica by replica.
-  std::vector<v1::Pod> expanded;
+  // workload::DeploymentReplica of each Deployment, replica by replica, on
+  // `arena` (thousands of pods are freed at once).
+  std::unique_ptr<google::protobuf::Arena> arena;
+  std::vector<const v1::Pod*> expanded;
   // Per pod of request->pods() then of `expanded`: its class signature
   // (ClassSignature, not moved) when it has no nodeName, else empty.
   std::vector<std::string> signatures;
