@@ -171,10 +171,31 @@ v1::ScheduleRequest PodsAlone(const v1::ScheduleRequest& state,
 // Whether a pod's placement depends on where other pods go (topology
 // spread, pod affinity or anti-affinity): repacked alone, it would not see
 // them.
-bool PlacedRelativeToOthers(const v1::Pod& p) {
-  const v1::Affinity& a = p.spec().affinity();
-  return p.spec().topology_spread_constraints_size() > 0 ||
-         a.has_pod_affinity() || a.has_pod_anti_affinity();
+bool PlacedRelativeToOthers(const v1::PodSpec& spec) {
+  const v1::Affinity& a = spec.affinity();
+  return spec.topology_spread_constraints_size() > 0 || a.has_pod_affinity() ||
+         a.has_pod_anti_affinity();
+}
+
+// Whether a pending pod among `keys` of `state` (Deployment replicas
+// included: a replica's spec is its template's) is placed relative to
+// others: what PodsAlone's pods would show, without building them.
+bool AnyPlacedRelativeToOthers(const v1::ScheduleRequest& state,
+                               const absl::flat_hash_set<std::string>& keys) {
+  for (const v1::Pod& p : state.pods())
+    if (p.spec().node_name().empty() && PlacedRelativeToOthers(p.spec()) &&
+        keys.contains(workload::PodKey(p)))
+      return true;
+  for (const v1::Deployment& d : state.deployments()) {
+    const v1::PodSpec& spec = d.spec().template_().spec();
+    if (!spec.node_name().empty() || !PlacedRelativeToOthers(spec)) continue;
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    const std::string prefix =
+        absl::StrCat(NamespaceOf(d.metadata()), "/", d.metadata().name(), "-");
+    for (int i = 0; i < replicas; ++i)
+      if (keys.contains(absl::StrCat(prefix, i))) return true;
+  }
+  return false;
 }
 
 // `plan` with its NodeClaims `ks` (ascending) replaced by `part`'s
@@ -361,14 +382,8 @@ absl::Status Improve(const scheduling::Compiled& c,
     const std::vector<int> caps = launch >= 0 && bound.report.available()
                                       ? SplitCaps(c, bound, pool, launch)
                                       : std::vector<int>{};
-    if (!caps.empty()) {
+    if (!caps.empty() && !AnyPlacedRelativeToOthers(state, keys))
       sub = PodsAlone(state, keys);
-      for (const v1::Pod& p : sub->pods())
-        if (p.spec().node_name().empty() && PlacedRelativeToOthers(p)) {
-          sub.reset();
-          break;
-        }
-    }
     for (int cap : caps) {
       if (!sub.has_value()) break;
       ++n;
