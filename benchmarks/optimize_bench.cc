@@ -3,12 +3,15 @@
 // the embedded AWS catalog. Per workload and mode the time of one Schedule
 // call; counters: karpenter_cost, optimized_cost, lower_bound (USD/hour),
 // gap_pct (Karpenter cost over the bound, %), opt_gap_pct (Optimized over
-// the bound). Figures in benchmarks/README.md.
+// the bound), packings_tried, and plan_digest (the low 32 bits of
+// FNV-1a of the last response's DeterministicBytes: equal digests between two
+// builds mean byte-identical plans). Figures in benchmarks/README.md.
 
 #include <benchmark/benchmark.h>
 
 #include <string>
 
+#include "nodeplan/digest.h"
 #include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
 
@@ -36,6 +39,10 @@ void Run(benchmark::State& st, const ScheduleRequest& base, Mode mode) {
   const double karpenter =
       mode == kOptimized ? last.packing().karpenter_cost() : cost;
   st.counters["karpenter_cost"] = karpenter;
+  st.counters["plan_digest"] = static_cast<double>(
+      nodeplan::Fnv1a64(nodeplan::DeterministicBytes(last)) & 0xffffffffu);
+  if (mode == kOptimized)
+    st.counters["packings_tried"] = last.packing().packings_tried();
   if (mode == kOptimized) st.counters["optimized_cost"] = cost;
   if (last.cost_bound().available()) {
     st.counters["lower_bound"] = lb;

@@ -58,6 +58,9 @@ std::string PodKey(const v1::Pod& pod);
 
 // The pod that replica `index` of `deployment` stands for (see above).
 v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index);
+// The same written into `*out`, an empty pod (which may live on an arena).
+void DeploymentReplica(const v1::Deployment& deployment, int index,
+                       v1::Pod* out);
 
 // --- Karpenter's scheduling benchmark (reference §10, §11) ---
 

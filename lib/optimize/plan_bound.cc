@@ -347,4 +347,28 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   return out;
 }
 
+bool NarrowingStrandsAPod(const scheduling::Compiled& c, const PlanBound& bound,
+                          int pool, const TypeSet& types) {
+  if (!bound.report.available()) return false;
+  for (const BoundClass& bc : bound.problem.classes) {
+    if (bc.count <= 0 || bc.existing || bc.columns.empty()) continue;
+    bool elsewhere = false;
+    for (int k : bc.columns) elsewhere |= bound.problem.columns[k].pool != pool;
+    if (elsewhere) continue;
+    bool fits = false;
+    types.ForEach([&](int t) {
+      if (fits) return;
+      bool all = true;
+      for (size_t r = 0; r < bc.requests.size() && all; ++r)
+        all = r < static_cast<size_t>(kMaxResourceDims)
+                  ? bc.requests[r] <=
+                        static_cast<double>(c.types[t].allocatable[r])
+                  : bc.requests[r] <= 0;
+      fits = all;
+    });
+    if (!fits) return true;
+  }
+  return false;
+}
+
 }  // namespace nodeplan::optimize

@@ -26,6 +26,18 @@ PlanBound ComputePlanBound(const scheduling::Compiled& snapshot,
                            const v1::ScheduleResponse& response,
                            const LpSolver* solver);
 
+// Whether narrowing NodePool `pool` to the instance types `types` leaves a
+// covered pod nowhere to go, so that a round over the narrowed snapshot
+// cannot place every pod `bound` covers: some class of the program with
+// pods, no existing capacity (the request has no Nodes or NodeClaims) and
+// admitted to columns of `pool` only (never to another NodePool: the
+// program drops a NodePool or column only when no pod of the class can use
+// it) fits none of `types` alone, by allocatable before DaemonSets. False
+// when the bound is not available.
+bool NarrowingStrandsAPod(const scheduling::Compiled& snapshot,
+                          const PlanBound& bound, int pool,
+                          const TypeSet& types);
+
 }  // namespace nodeplan::optimize
 
 #endif  // NODEPLAN_LIB_OPTIMIZE_PLAN_BOUND_H_

@@ -255,8 +255,13 @@ const KnownNamespaces& Round::Namespaces() {
     } else {
       for (const auto& p : req_.pods()) add(p);
     }
-    for (const auto& p : expanded_)
-      of_pods.push_back(p.metadata().namespace_());
+    if (opt_.prepared != nullptr) {
+      for (const v1::Pod* p : opt_.prepared->expanded)
+        of_pods.push_back(p->metadata().namespace_());
+    } else {
+      for (const auto& p : expanded_)
+        of_pods.push_back(p.metadata().namespace_());
+    }
     namespaces_.emplace(req_.namespaces(), of_pods, in_);
   }
   return *namespaces_;
@@ -264,7 +269,12 @@ const KnownNamespaces& Round::Namespaces() {
 
 void Round::ExpandDeployments(std::vector<const v1::Pod*>* all) {
   // Deployments expand into `replicas` pods (the contract in
-  // nodeplan/workload.h, shared with the verifier).
+  // nodeplan/workload.h, shared with the verifier), unless the caller
+  // prepared them (PreparePods).
+  if (opt_.prepared != nullptr) {
+    for (const v1::Pod* p : opt_.prepared->expanded) all->push_back(p);
+    return;
+  }
   for (const auto& d : req_.deployments()) {
     int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
     for (int i = 0; i < replicas; ++i)
@@ -296,6 +306,13 @@ absl::Status Round::CompilePods() {
   // A compiled cluster's pending pods and Deployments belong to its
   // simulations, not to it.
   if (!cluster_base_) ExpandDeployments(&all);
+  if (sim_ == nullptr && !cluster_base_ && opt_.prepared != nullptr) {
+    // PreparePods' signatures, one per pod of `all` (empty: none).
+    const auto& prepared = opt_.prepared->signatures;
+    sigs.assign(all.size(), nullptr);
+    for (size_t i = 0; i < all.size() && i < prepared.size(); ++i)
+      if (!prepared[i].empty()) sigs[i] = &prepared[i];
+  }
   // A caller's KnownPods spare the pods' messages; without them each pod
   // is a chain of separately allocated messages, first touched here: fetch
   // the next ones' ahead, in two stages (a submessage's address is read

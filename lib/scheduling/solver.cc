@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "nodeplan/object_meta.h"
+#include "nodeplan/workload.h"
 #include "scheduling/round.h"
 #include "validation/workload_checks.h"
 
@@ -57,7 +59,9 @@ namespace {
 
 absl::Status SolveWith(const Compiled& snapshot,
                        const v1::ScheduleRequest& state,
-                       const DestinationGate* gate, v1::ScheduleResponse* out) {
+                       const DestinationGate* gate,
+                       const PreparedPods* prepared,
+                       v1::ScheduleResponse* out) {
   // A gated call is one of disruption's simulations over objects its
   // Disrupt call already validated: checking all of the cluster's pods again
   // per simulation cost about 15% of a 1,000-node decision.
@@ -71,6 +75,8 @@ absl::Status SolveWith(const Compiled& snapshot,
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
   opt->gate = gate;
+  if (prepared != nullptr && prepared->request == &state)
+    opt->prepared = prepared;
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
@@ -83,12 +89,45 @@ absl::Status SolveWith(const Compiled& snapshot,
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, nullptr, out);
+  return SolveWith(snapshot, state, nullptr, nullptr, out);
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, &gate, out);
+  return SolveWith(snapshot, state, &gate, nullptr, out);
+}
+
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, const PreparedPods* prepared,
+                   v1::ScheduleResponse* out) {
+  return SolveWith(snapshot, state, &gate, prepared, out);
+}
+
+PreparedPods PreparePods(const v1::ScheduleRequest& state) {
+  PreparedPods out;
+  out.request = &state;
+  out.arena = std::make_unique<google::protobuf::Arena>();
+  for (const auto& d : state.deployments()) {
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    for (int i = 0; i < replicas; ++i) {
+      auto* pod =
+          google::protobuf::Arena::CreateMessage<v1::Pod>(out.arena.get());
+      workload::DeploymentReplica(d, i, pod);
+      out.expanded.push_back(pod);
+    }
+  }
+  out.signatures.resize(state.pods_size() + out.expanded.size());
+  std::vector<std::pair<absl::string_view, absl::string_view>> labels;
+  auto sign = [&](const v1::Pod& p, std::string* sig) {
+    if (!p.spec().node_name().empty()) return;
+    AppendClassSignature(p, NamespaceOf(p.metadata()), /*moved=*/false, sig,
+                         &labels);
+  };
+  for (int i = 0; i < state.pods_size(); ++i)
+    sign(state.pods(i), &out.signatures[i]);
+  for (size_t i = 0; i < out.expanded.size(); ++i)
+    sign(*out.expanded[i], &out.signatures[state.pods_size() + i]);
+  return out;
 }
 
 }  // namespace nodeplan::scheduling

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/arena.h"
 #include "nodeplan/requirements_index.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "scheduling/model.h"
@@ -30,6 +31,25 @@ struct DestinationGate {
   absl::flat_hash_set<absl::string_view> pods;
 };
 
+// What every round over one request computes the same way before placing a
+// pod: its Deployments' replicas and its pending pods' class signatures.
+// The Optimized packing runs several rounds of one request (one per
+// candidate size cap) and prepares them once (PreparePods).
+struct PreparedPods {
+  // The request they were prepared from: a round of another ignores them.
+  const v1::ScheduleRequest* request = nullptr;
+  // workload::DeploymentReplica of each Deployment, replica by replica, on
+  // `arena` (thousands of pods are freed at once).
+  std::unique_ptr<google::protobuf::Arena> arena;
+  std::vector<const v1::Pod*> expanded;
+  // Per pod of request->pods() then of `expanded`: its class signature
+  // (ClassSignature, not moved) when it has no nodeName, else empty.
+  std::vector<std::string> signatures;
+};
+
+// `state` must outlive the result and stay unchanged.
+PreparedPods PreparePods(const v1::ScheduleRequest& state);
+
 struct Options {
   bool ignore_preferences = false;
   bool best_effort_min_values = false;
@@ -43,6 +63,8 @@ struct Options {
   bool indexed_instance_types = false;
   // Set only by disruption's simulations (never from ScheduleOptions).
   const DestinationGate* gate = nullptr;
+  // Set only by the Optimized packing's rounds (never from ScheduleOptions).
+  const PreparedPods* prepared = nullptr;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
@@ -58,6 +80,11 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 // Disrupt does once per call; they are not checked again.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out);
+// The same reusing `prepared` (PreparePods(state), may be null): the
+// response is the one the call above renders.
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, const PreparedPods* prepared,
+                   v1::ScheduleResponse* out);
 
 // The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
 // (salt > 0 after a collision): "<pool>-" and five characters of the

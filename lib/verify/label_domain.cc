@@ -135,6 +135,14 @@ bool Domain::Definitely(const Expr& e) const {
   return false;  // unknown operator: never satisfied
 }
 
+bool Domain::PossiblyIn(const std::string& value) const {
+  // Narrow(In {value}) leaves the label present with `value` when it was
+  // allowed, else nothing (see Narrow).
+  if (!may_be_present) return false;
+  if (complement) return values.count(value) == 0 && InBounds(value, gte, lte);
+  return values.count(value) > 0;
+}
+
 bool Domain::Possibly(const Expr& e) const {
   Domain narrowed = *this;
   narrowed.Narrow(e);

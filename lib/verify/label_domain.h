@@ -41,6 +41,9 @@ struct Domain {
   bool Definitely(const Expr& e) const;
   // Some remaining choice satisfies `e`.
   bool Possibly(const Expr& e) const;
+  // Possibly(In {value}) without building the expression or a narrowed
+  // copy (a new NodeClaim's offerings are checked one zone at a time).
+  bool PossiblyIn(const std::string& value) const;
   // Narrow to the choices that satisfy `e`.
   void Narrow(const Expr& e);
   // The finite set of values the label may take when present; nullopt when

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "nodeplan/taints.h"
 #include "nodeplan/v1/catalog.pb.h"
 #include "nodeplan/v1/schedule.pb.h"
@@ -48,13 +50,15 @@ struct OptionView {
   // options are not copied per NodeClaim.
   LabelSpace labels;
   OptionLabelSet shared;
-  std::optional<Domain> hostname;
-  Resources allocatable;
+  // The NodeClaim's hostname, one domain shared by its options (null: none).
+  std::shared_ptr<const Domain> hostname;
+  // A new NodeClaim's option: the type's allocatable, the verifier's cached
+  // figure (Verifier::Allocatable), not a copy per option.
+  const Resources* allocatable = nullptr;
 
   verify_internal::LabelLookup Labels() const {
     return shared ? verify_internal::LabelLookup(
-                        *shared.base, shared.overlay.get(),
-                        hostname ? &*hostname : nullptr)
+                        *shared.base, shared.overlay.get(), hostname.get())
                   : verify_internal::LabelLookup(labels);
   }
 };
@@ -95,6 +99,10 @@ using ::nodeplan::IsKnownEphemeralTaint;
 
 class Verifier {
  public:
+  // The process's base label spaces of the embedded AWS catalog under
+  // NodePools that define them alike (verify_catalog.cc).
+  struct SharedBases;
+
   Verifier(const v1::ScheduleRequest& request,
            const v1::ScheduleResponse& response)
       : request_(request), response_(response) {}
@@ -132,8 +140,9 @@ class Verifier {
 
   bool OfferingUsable(const v1::InstanceType& type, const v1::Offering& o);
 
-  std::optional<Resources> Allocatable(const v1::InstanceType& type,
-                                       const std::string& subject);
+  // Cached per type: the reference lives as long as the verifier.
+  const std::optional<Resources>& Allocatable(const v1::InstanceType& type,
+                                              const std::string& subject);
 
   std::optional<Resources> ComputeAllocatable(const v1::InstanceType& type,
                                               const std::string& subject);
@@ -156,10 +165,18 @@ class Verifier {
   struct ClaimRequirements {
     std::vector<Expr> other;          // without hostname, instance type
     std::vector<Expr> instance_type;  // on node.kubernetes.io/instance-type
-    int signature = 0;                // of `other`, interned (0: none)
+    // Per entry of `instance_type`: its values as a set when its operator is
+    // In or NotIn (null otherwise), so that an option's name is checked
+    // against a requirement listing hundreds of names in constant time.
+    std::vector<std::shared_ptr<const absl::flat_hash_set<std::string>>>
+        instance_type_values;
+    int signature = 0;  // of `other`, interned (0: none)
   };
 
-  ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs);
+  // `index_values`: build instance_type_values (worth it when many options
+  // are checked against the same requirements).
+  ClaimRequirements SplitRequirements(const std::vector<Expr>& reqs,
+                                      bool index_values = false);
 
   OptionLabelSet OptionLabels(const v1::NodePool& pool,
                               const v1::InstanceType& type,
@@ -173,6 +190,12 @@ class Verifier {
   };
   const BaseLabels& PoolTypeLabels(const v1::NodePool& pool,
                                    const v1::InstanceType& type);
+  BaseLabels ComputePoolTypeLabels(const v1::NodePool& pool,
+                                   const v1::InstanceType& type);
+
+  // Per NodePool of this request whose catalog is embedded, the process's
+  // SharedBases of it (null: the request's own catalog).
+  std::shared_ptr<SharedBases> SharedBasesFor(const v1::NodePool& pool);
 
   // The overlay of `claim_requirements` on `base`; nullopt (with *why) if
   // nothing is left.
@@ -287,7 +310,9 @@ class Verifier {
   std::vector<Violation> violations_;
   std::set<std::string> reported_;
 
-  std::map<const v1::Catalog*, std::map<std::string, const v1::InstanceType*>>
+  // Per catalog, its types by name (views of the catalog's strings).
+  std::map<const v1::Catalog*,
+           absl::flat_hash_map<absl::string_view, const v1::InstanceType*>>
       types_;
   std::map<std::string, const v1::NodeClass*> node_classes_;
   // SharedAwsCatalog: the default variants are built once per process.
@@ -298,6 +323,7 @@ class Verifier {
   std::map<std::string, std::set<std::string>> catalog_domains_;
   std::map<std::pair<const v1::NodePool*, const v1::InstanceType*>, BaseLabels>
       base_labels_;
+  std::map<const v1::NodePool*, std::shared_ptr<SharedBases>> shared_bases_;
   // Interned requirement texts (ClaimRequirements::signature); "" is 0.
   std::map<std::string, int> signatures_{{"", 0}};
   absl::flat_hash_map<

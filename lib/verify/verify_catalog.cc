@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/catalog.h"
@@ -75,13 +78,12 @@ bool Verifier::OfferingUsable(const v1::InstanceType& type,
   return unavailable_.count({type.name(), o.zone(), o.capacity_type()}) == 0;
 }
 
-std::optional<Resources> Verifier::Allocatable(const v1::InstanceType& type,
-                                               const std::string& subject) {
+const std::optional<Resources>& Verifier::Allocatable(
+    const v1::InstanceType& type, const std::string& subject) {
   auto cached = allocatable_cache_.find(&type);
   if (cached != allocatable_cache_.end()) return cached->second;
   std::optional<Resources> computed = ComputeAllocatable(type, subject);
-  allocatable_cache_.emplace(&type, computed);
-  return computed;
+  return allocatable_cache_.emplace(&type, std::move(computed)).first->second;
 }
 
 std::optional<Resources> Verifier::ComputeAllocatable(
@@ -127,12 +129,21 @@ OptionLabelSet Verifier::OptionLabels(
 }
 
 Verifier::ClaimRequirements Verifier::SplitRequirements(
-    const std::vector<Expr>& reqs) {
+    const std::vector<Expr>& reqs, bool index_values) {
   ClaimRequirements out;
   for (const Expr& e : reqs) {
     if (e.key == labels::kHostname) continue;
     (e.key == labels::kInstanceType ? out.instance_type : out.other)
         .push_back(e);
+  }
+  for (const Expr& e : out.instance_type) {
+    if (!index_values || (e.op != "In" && e.op != "NotIn")) {
+      out.instance_type_values.push_back(nullptr);
+      continue;
+    }
+    out.instance_type_values.push_back(
+        std::make_shared<const absl::flat_hash_set<std::string>>(
+            e.values.begin(), e.values.end()));
   }
   out.signature = signatures_
                       .emplace(verify_internal::ExprsToString(out.other),
@@ -145,9 +156,21 @@ OptionLabelSet Verifier::OptionLabels(const v1::NodePool& pool,
                                       const v1::InstanceType& type,
                                       const ClaimRequirements& reqs,
                                       std::string* why) {
-  const Domain name = Domain::Fixed(type.name());
-  for (const Expr& e : reqs.instance_type) {
-    if (!name.Possibly(e)) {
+  // A fixed name passes In exactly when listed and NotIn when not
+  // (Domain::Narrow); other operators go through the domain.
+  std::optional<Domain> name;
+  for (size_t i = 0; i < reqs.instance_type.size(); ++i) {
+    const Expr& e = reqs.instance_type[i];
+    bool possible;
+    if (i < reqs.instance_type_values.size() &&
+        reqs.instance_type_values[i] != nullptr) {
+      possible =
+          reqs.instance_type_values[i]->contains(type.name()) == (e.op == "In");
+    } else {
+      if (!name) name = Domain::Fixed(type.name());
+      possible = name->Possibly(e);
+    }
+    if (!possible) {
       *why = absl::StrCat("the NodeClaim's ", labels::kInstanceType,
                           " requirement excludes it");
       return {};
@@ -174,10 +197,103 @@ OptionLabelSet Verifier::OptionLabels(const v1::NodePool& pool,
   return {base.space, it->second.first};
 }
 
+// A NodePool's base spaces on an embedded AWS catalog are the same for
+// every request whose NodePool has the same name, template labels and
+// requirements (all PoolTypeLabels reads of it), and the catalog is shared
+// by the process (SharedAwsCatalog): building them is most of a verifier
+// run on the seed workloads (one std::map per instance type, ~800 types,
+// for the spread checks' catalog domains). The last few such NodePools
+// keep theirs; the spaces are immutable once built.
+struct Verifier::SharedBases {
+  std::shared_ptr<const v1::Catalog> catalog;  // keeps the types alive
+  std::string pool_key;
+  std::mutex mu;
+  absl::flat_hash_map<const v1::InstanceType*, BaseLabels> spaces;
+};
+
+namespace {
+
+constexpr size_t kSharedBasesKept = 4;
+
+std::mutex& SharedBasesMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+
+// Most recently used last.
+std::vector<std::shared_ptr<Verifier::SharedBases>>& SharedBasesList() {
+  static auto* list = new std::vector<std::shared_ptr<Verifier::SharedBases>>();
+  return *list;
+}
+
+}  // namespace
+
+std::shared_ptr<Verifier::SharedBases> Verifier::SharedBasesFor(
+    const v1::NodePool& pool) {
+  auto [cached, inserted] = shared_bases_.try_emplace(&pool);
+  if (!inserted) return cached->second;
+  const v1::Catalog* catalog = PoolCatalog(pool);
+  std::shared_ptr<const v1::Catalog> owner;
+  for (const auto& c : aws_catalogs_)
+    if (c.get() == catalog) owner = c;
+  if (owner == nullptr) return nullptr;  // the request's own catalog
+  // Length-prefixed: the name, the template's metadata, each requirement.
+  std::string key;
+  auto add = [&key](const std::string& part) {
+    absl::StrAppend(&key, part.size(), ":", part);
+  };
+  add(pool.metadata().name());
+  add(DeterministicBytes(pool.spec().template_().metadata()));
+  for (const auto& r : pool.spec().template_().spec().requirements())
+    add(DeterministicBytes(r));
+  std::lock_guard<std::mutex> lock(SharedBasesMutex());
+  auto& list = SharedBasesList();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if ((*it)->catalog != owner || (*it)->pool_key != key) continue;
+    std::shared_ptr<SharedBases> found = *it;
+    list.erase(it);
+    list.push_back(found);
+    cached->second = found;
+    return found;
+  }
+  auto made = std::make_shared<SharedBases>();
+  made->catalog = std::move(owner);
+  made->pool_key = std::move(key);
+  if (list.size() >= kSharedBasesKept) list.erase(list.begin());
+  list.push_back(made);
+  cached->second = made;
+  return made;
+}
+
 const Verifier::BaseLabels& Verifier::PoolTypeLabels(
     const v1::NodePool& pool, const v1::InstanceType& type) {
   auto [it, inserted] = base_labels_.try_emplace({&pool, &type});
   if (!inserted) return it->second;
+  std::shared_ptr<SharedBases> shared = SharedBasesFor(pool);
+  if (shared == nullptr) {
+    it->second = ComputePoolTypeLabels(pool, type);
+    return it->second;
+  }
+  {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    auto found = shared->spaces.find(&type);
+    if (found != shared->spaces.end()) {
+      it->second = found->second;
+      return it->second;
+    }
+  }
+  // Computed outside the lock; a concurrent verifier may compute the same
+  // (equal) space, and the first one stored is kept.
+  BaseLabels computed = ComputePoolTypeLabels(pool, type);
+  std::lock_guard<std::mutex> lock(shared->mu);
+  it->second =
+      shared->spaces.try_emplace(&type, std::move(computed)).first->second;
+  return it->second;
+}
+
+Verifier::BaseLabels Verifier::ComputePoolTypeLabels(
+    const v1::NodePool& pool, const v1::InstanceType& type) {
+  BaseLabels out;
   LabelSpace space;
   for (const auto& [k, v] : pool.spec().template_().metadata().labels()) {
     space[verify_internal::NormalizeKey(k)] = Domain::Fixed(v);
@@ -197,13 +313,13 @@ const Verifier::BaseLabels& Verifier::PoolTypeLabels(
   for (const Expr& e : narrowing) {
     verify_internal::NarrowSpace(space, e);
     if (space[e.key].Empty()) {
-      it->second.why = absl::StrCat(
+      out.why = absl::StrCat(
           "requirement ", verify_internal::ExprsToString({e}), " excludes it");
-      return it->second;
+      return out;
     }
   }
-  it->second.space = std::make_shared<LabelSpace>(std::move(space));
-  return it->second;
+  out.space = std::make_shared<LabelSpace>(std::move(space));
+  return out;
 }
 
 std::optional<LabelSpace> Verifier::ComputeOverlay(
@@ -241,11 +357,8 @@ std::optional<LabelSpace> Verifier::ComputeOverlay(
   capacity_types.values.clear();
   for (const auto& o : type.offerings()) {
     if (!OfferingUsable(type, o)) continue;
-    if (!zone.Possibly(Expr{labels::kZone, "In", {o.zone()}})) continue;
-    if (!capacity_type.Possibly(
-            Expr{labels::kCapacityType, "In", {o.capacity_type()}})) {
-      continue;
-    }
+    if (!zone.PossiblyIn(o.zone())) continue;
+    if (!capacity_type.PossiblyIn(o.capacity_type())) continue;
     zones.values.insert(o.zone());
     capacity_types.values.insert(o.capacity_type());
   }

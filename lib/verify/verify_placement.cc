@@ -169,7 +169,8 @@ void Verifier::CheckResources(const Site& site) {
     for (const PodFacts* ds : DaemonsFor(site, view)) {
       verify_internal::AddInto(total, ds->requests);
     }
-    const std::string over = Exceeded(total, view.allocatable);
+    const std::string over =
+        Exceeded(total, view.allocatable ? *view.allocatable : Resources{});
     if (!over.empty()) {
       Add("resources", site.subject,
           absl::StrCat("option ", view.type->name(),

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nodeplan/catalog.h"
@@ -298,12 +299,17 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
   for (const auto& r : claim.node_claim().spec().requirements()) {
     claim_requirements.push_back(ToExpr(r));
   }
-  const ClaimRequirements split = SplitRequirements(claim_requirements);
+  const ClaimRequirements split =
+      SplitRequirements(claim_requirements, /*index_values=*/true);
   if (claim.instance_types().empty()) {
     Add("instance-type", site.subject, "no instance-type options");
   }
-  std::set<std::string> distinct;
+  absl::flat_hash_set<absl::string_view> distinct;
   bool launch_listed = false;
+  const auto hostname =
+      claim.name().empty()
+          ? nullptr
+          : std::make_shared<const Domain>(Domain::Fixed(claim.name()));
   for (const auto& name : claim.instance_types()) {
     if (!distinct.insert(name).second) {
       Add("instance-type", site.subject,
@@ -324,13 +330,14 @@ void Verifier::BuildNewSite(const v1::NewNodeClaim& claim, Site& site) {
           absl::StrCat("option ", name, " is incompatible: ", why));
       continue;
     }
-    std::optional<Resources> allocatable = Allocatable(*type, site.subject);
+    const std::optional<Resources>& allocatable =
+        Allocatable(*type, site.subject);
     if (!allocatable) continue;
     OptionView view;
     view.type = type;
     view.shared = std::move(labels);
-    if (!claim.name().empty()) view.hostname = Domain::Fixed(claim.name());
-    view.allocatable = std::move(*allocatable);
+    view.hostname = hostname;
+    view.allocatable = &*allocatable;
     site.views.push_back(std::move(view));
   }
   CheckLaunch(claim, pool, claim_requirements, launch_listed, site);

@@ -28,6 +28,13 @@ std::string PodKey(const v1::Pod& pod) {
 
 v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index) {
   v1::Pod pod;
+  DeploymentReplica(deployment, index, &pod);
+  return pod;
+}
+
+void DeploymentReplica(const v1::Deployment& deployment, int index,
+                       v1::Pod* out) {
+  v1::Pod& pod = *out;
   pod.set_api_version("v1");
   pod.set_kind("Pod");
   const auto& tmpl = deployment.spec().template_();
@@ -41,7 +48,6 @@ v1::Pod DeploymentReplica(const v1::Deployment& deployment, int index) {
   pod.mutable_metadata()->set_uid(deployment.metadata().uid() +
                                   pod.metadata().name());
   *pod.mutable_spec() = tmpl.spec();
-  return pod;
 }
 
 }  // namespace nodeplan::workload

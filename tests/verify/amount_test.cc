@@ -1,5 +1,8 @@
 #include "verify/amount.h"
 
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "verify/label_domain.h"
 
@@ -68,6 +71,30 @@ TEST(DomainTest, DefinitelyAndPossibly) {
   EXPECT_TRUE(set.Definitely({"k", "In", {"a"}}));
   set.Narrow({"k", "In", {"b"}});
   EXPECT_TRUE(set.Empty());
+}
+
+// PossiblyIn(v) is Possibly(In {v}) for every kind of domain.
+TEST(DomainTest, PossiblyInIsPossiblyOfIn) {
+  std::vector<Domain> domains = {Domain::Fixed("a"), Domain::Absent(),
+                                 Domain::Unknown()};
+  Domain set = Domain::Fixed("a");
+  set.values = {"a", "b", "3"};
+  domains.push_back(set);
+  Domain bounded = Domain::Unknown();
+  bounded.Narrow({"k", "Gte", {"2"}});
+  bounded.Narrow({"k", "NotIn", {"4"}});
+  domains.push_back(bounded);
+  Domain present = Domain::Unknown();
+  present.Narrow({"k", "Exists", {}});
+  present.Narrow({"k", "NotIn", {"a"}});
+  domains.push_back(present);
+  Domain empty = Domain::Fixed("a");
+  empty.Narrow({"k", "In", {"b"}});
+  domains.push_back(empty);
+  for (size_t i = 0; i < domains.size(); ++i)
+    for (const std::string v : {"a", "b", "c", "1", "2", "3", "4", "x9"})
+      EXPECT_EQ(domains[i].PossiblyIn(v), domains[i].Possibly({"k", "In", {v}}))
+          << i << " " << v << " " << domains[i].ToString();
 }
 
 // A new NodeClaim's options read one shared space with their own hostname

@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nodeplan/catalog.h"
+#include "nodeplan/schedule.h"
 #include "nodeplan/workload.h"
 #include "workload/builders.h"
 
@@ -914,6 +916,68 @@ TEST(VerifyAwsCatalogTest, SeedNodePoolLaunches) {
                v.message.find("t3.large") != std::string::npos;
   }
   EXPECT_TRUE(flagged);
+
+  // The spaces of the embedded catalog are kept per process for NodePools
+  // of the same name, template labels and requirements: a NodePool of the
+  // same name without the category and generation requirements must not
+  // reuse them (t3.large is then fine), and one that admits category c only
+  // must flag m5.large.
+  auto* reqs = req.mutable_node_pools(0)
+                   ->mutable_spec()
+                   ->mutable_template_()
+                   ->mutable_spec()
+                   ->mutable_requirements();
+  const v1::NodePool seed = req.node_pools(0);
+  reqs->Clear();
+  for (const auto& r : seed.spec().template_().spec().requirements())
+    if (r.key().find("instance-category") == std::string::npos &&
+        r.key().find("instance-generation") == std::string::npos)
+      *reqs->Add() = r;
+  ASSERT_EQ(reqs->size() + 2,
+            seed.spec().template_().spec().requirements_size());
+  for (const auto& v : Verify(req, resp))
+    EXPECT_EQ(v.message.find("t3.large"), std::string::npos)
+        << FormatViolation(v);
+  *reqs = seed.spec().template_().spec().requirements();
+  for (auto& r : *reqs)
+    if (r.key().find("instance-category") != std::string::npos) {
+      r.clear_values();
+      r.add_values("c");
+    }
+  claim->mutable_instance_types()->RemoveLast();
+  flagged = false;
+  for (const auto& v : Verify(req, resp))
+    flagged |= v.rule == "instance-type" &&
+               v.message.find("m5.large") != std::string::npos;
+  EXPECT_TRUE(flagged);
+}
+
+// Verifiers on several threads share the process's spaces: each finds
+// what one verifier alone finds.
+TEST(VerifyAwsCatalogTest, ThreadsAgree) {
+  v1::ScheduleRequest req = workload::SeedNodePoolWorkload(200);
+  auto resp = Schedule(req);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  v1::ScheduleResponse broken = *resp;
+  ASSERT_GT(broken.new_node_claims_size(), 0);
+  broken.mutable_new_node_claims(0)->add_instance_types("t3.large");
+  auto text = [](const std::vector<Violation>& vs) {
+    std::string all;
+    for (const auto& v : vs) all += FormatViolation(v) + "\n";
+    return all;
+  };
+  const std::string clean = text(Verify(req, *resp));
+  const std::string flagged = text(Verify(req, broken));
+  EXPECT_EQ(clean, "");
+  EXPECT_NE(flagged.find("t3.large"), std::string::npos) << flagged;
+  std::vector<std::string> got(8);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back(
+        [&, i] { got[i] = text(Verify(req, i % 2 == 0 ? *resp : broken)); });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(got[i], i % 2 == 0 ? clean : flagged) << i;
 }
 
 }  // namespace
