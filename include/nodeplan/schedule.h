@@ -70,6 +70,16 @@ namespace nodeplan {
 // deterministically (SetSerializationDeterministic, or JSON) so that the same
 // request bytes give the same response bytes.
 
+// Which pods are placed: the pending ones (no spec.nodeName; not owned by a
+// DaemonSet or a Node; not terminal, being deleted, gated or nominated) and,
+// as Karpenter's provisioner does, the pods a node being deleted gives up:
+// the node's NodeClaim carries a deletionTimestamp or InstanceTerminating
+// (without a NodeClaim, the Node its deletionTimestamp), and the pod is
+// active without karpenter.sh/do-not-disrupt, or a terminating StatefulSet
+// pod, and no DaemonSet's or mirror pod. A request has no clock and no PDBs:
+// a duration-valued do-not-disrupt counts as active, and PDBs that would
+// block the eviction are not read. Such a node is no destination.
+//
 // One call: compiles the request and schedules it. A pod that fits nowhere is
 // an answer (ScheduleResponse.unschedulable), not an error; errors are bad
 // input only, with the object and field path named.

@@ -14,7 +14,13 @@
 //                  unschedulable[]; nothing else appears. Pending = a pod
 //                  without spec.nodeName, not owned by a DaemonSet or Node,
 //                  not in phase Succeeded/Failed, plus the replicas of
-//                  request.deployments (named as nodeplan/workload.h says).
+//                  request.deployments (named as nodeplan/workload.h says),
+//                  plus the pods a node being deleted gives up (its
+//                  NodeClaim deleting or InstanceTerminating, or without a
+//                  NodeClaim the Node deleting; the pod active and without
+//                  do-not-disrupt, or a terminating StatefulSet pod; not a
+//                  DaemonSet's or mirror pod), as Karpenter's provisioner
+//                  schedules them.
 //   reason         an unschedulable pod carries a non-empty reason.
 //   node           a placement names a NodePool, instance type, Node or
 //                  NodeClaim that the request does not hold. Instance types

@@ -25,6 +25,7 @@
 #include "nodeplan/schedule.h"
 #include "optimize/packing.h"
 #include "scheduling/cluster_model.h"
+#include "scheduling/deleting_nodes.h"
 #include "scheduling/gated_schedule.h"
 #include "validation/workload_checks.h"
 
@@ -555,6 +556,9 @@ class ClusterImpl : public Cluster {
     Point(objects_.storage_classes, st.mutable_storage_classes());
     Point(objects_.namespaces, st.mutable_namespaces());
     *st.mutable_options() = options;
+    // Pods a deleting node gives up are scheduled with the pending ones on
+    // the whole-request path (scheduling/deleting_nodes.h).
+    if (scheduling::HasDeletingNodePods(st)) return nullptr;
     m->view =
         std::make_unique<canonical::CanonicalRequest<v1::ScheduleRequest>>(st);
     absl::StatusOr<std::unique_ptr<scheduling::ClusterModel>> model =

@@ -4,12 +4,27 @@
 
 #include "canonical/canonical_order.h"
 #include "optimize/packing.h"
+#include "scheduling/deleting_nodes.h"
 #include "scheduling/gated_schedule.h"
 #include "scheduling/model.h"
 #include "scheduling/solver.h"
 
 namespace nodeplan {
 namespace {
+
+// Karpenter's provisioning pass: the pending pods plus the pods deleting
+// nodes give up (scheduling/deleting_nodes.h), then nodeplan's cost bound
+// and packing (lib/optimize).
+absl::Status SolveAndFinish(const scheduling::Compiled& c,
+                            const v1::ScheduleRequest& request,
+                            const v1::ScheduleRequest* base,
+                            v1::ScheduleResponse* out) {
+  const std::optional<v1::ScheduleRequest> moved =
+      scheduling::WithDeletingNodesPodsPending(request);
+  const v1::ScheduleRequest& r = moved ? *moved : request;
+  if (auto s = scheduling::Solve(c, r, out); !s.ok()) return s;
+  return optimize::Finish(c, r, base, out);
+}
 
 class CompiledSnapshot : public Snapshot {
  public:
@@ -75,9 +90,7 @@ class CompiledSnapshot : public Snapshot {
   absl::Status Solve(const v1::ScheduleRequest& state,
                      v1::ScheduleResponse* out) const {
     if (auto s = Check(state); !s.ok()) return s;
-    if (auto s = scheduling::Solve(c_, state, out); !s.ok()) return s;
-    // The cost bound and the Optimized packing (lib/optimize).
-    return optimize::Finish(c_, state, &base_, out);
+    return SolveAndFinish(c_, state, &base_, out);
   }
 
  public:
@@ -139,8 +152,7 @@ absl::StatusOr<v1::ScheduleResponse> Schedule(
         auto c = scheduling::CompileSnapshot(r);
         if (!c.ok()) return c.status();
         v1::ScheduleResponse resp;
-        if (auto s = scheduling::Solve(*c, r, &resp); !s.ok()) return s;
-        if (auto s = optimize::Finish(*c, r, nullptr, &resp); !s.ok()) return s;
+        if (auto s = SolveAndFinish(*c, r, nullptr, &resp); !s.ok()) return s;
         return resp;
       });
 }
@@ -157,8 +169,7 @@ absl::StatusOr<const v1::ScheduleResponse*> ScheduleOnArena(
         if (!c.ok()) return c.status();
         auto* resp =
             google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(arena);
-        if (auto s = scheduling::Solve(*c, r, resp); !s.ok()) return s;
-        if (auto s = optimize::Finish(*c, r, nullptr, resp); !s.ok()) return s;
+        if (auto s = SolveAndFinish(*c, r, nullptr, resp); !s.ok()) return s;
         return resp;
       });
 }

@@ -92,6 +92,11 @@ struct PodEntry {
 
 bool IsTerminal(const v1::Pod& pod);
 bool OwnedByDaemonSetOrNode(const v1::Pod& pod);
+// A pod bound to a node being deleted that the provisioner schedules again:
+// active (or a terminating StatefulSet pod), not a DaemonSet's or mirror
+// pod, and, if active, without a karpenter.sh/do-not-disrupt of "true" or a
+// positive duration (no clock in a ScheduleRequest).
+bool LeavesDeletingNode(const v1::Pod& pod);
 Expr ToExpr(const v1::NodeSelectorRequirement& r);
 // The node lifecycle taints Karpenter expects to go away: the library's
 // nodeplan::IsKnownEphemeralTaint (nodeplan/taints.h).
@@ -340,6 +345,9 @@ class Verifier {
   // Built on first use by NamespaceLabels().
   std::map<std::string, std::map<std::string, std::string>> namespace_labels_;
   std::vector<std::string> bound_node_;
+  // Nodes Karpenter's state takes as being deleted (their pods that need a
+  // new home are to be placed like pending ones).
+  absl::flat_hash_set<std::string> deleting_nodes_;
   std::vector<PodFacts> daemons_;
   std::deque<v1::PodSpec> daemon_specs_;  // DaemonSpec's copies, stable
   std::map<std::string, int> pending_index_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
+#include "nodeplan/quantity.h"
 #include "validation/workload_checks.h"
 #include "verify/verifier.h"
 
@@ -22,6 +23,17 @@ bool IsTerminal(const v1::Pod& pod) {
 
 bool OwnedByDaemonSetOrNode(const v1::Pod& pod) {
   return IsOwnedByDaemonSet(pod) || IsOwnedByNode(pod);
+}
+
+bool LeavesDeletingNode(const v1::Pod& pod) {
+  if (IsTerminal(pod) || OwnedByDaemonSetOrNode(pod)) return false;
+  if (!pod.metadata().deletion_timestamp().empty())
+    return IsOwnedByStatefulSet(pod);
+  auto it = pod.metadata().annotations().find("karpenter.sh/do-not-disrupt");
+  if (it == pod.metadata().annotations().end()) return true;
+  if (it->second == "true") return false;
+  absl::StatusOr<int64_t> d = ParseDuration(it->second);
+  return !(d.ok() && *d > 0);
 }
 
 Expr ToExpr(const v1::NodeSelectorRequirement& r) {

@@ -29,7 +29,12 @@ bool Verifier::CollectPod(const v1::Pod& pod) {
     return false;
   }
   if (IsTerminal(pod)) return true;
-  if (!pod.spec().node_name().empty()) {
+  if (!pod.spec().node_name().empty() &&
+      deleting_nodes_.contains(pod.spec().node_name()) &&
+      LeavesDeletingNode(pod)) {
+    entry.pending = true;
+    bound_node_.push_back("");
+  } else if (!pod.spec().node_name().empty()) {
     entry.pending = false;
     entry.terminating = !pod.metadata().deletion_timestamp().empty();
     bound_node_.push_back(pod.spec().node_name());
@@ -50,6 +55,24 @@ bool Verifier::CollectPod(const v1::Pod& pod) {
 }
 
 void Verifier::CollectPods() {
+  // Karpenter's StateNode.Deleted: the NodeClaim deleting or terminating,
+  // or, without a NodeClaim, the Node deleting.
+  std::map<std::string, const v1::NodeClaim*> claim_of;
+  for (const auto& c : request_.node_claims())
+    if (!c.status().node_name().empty())
+      claim_of.emplace(c.status().node_name(), &c);
+  for (const auto& n : request_.nodes()) {
+    auto it = claim_of.find(n.metadata().name());
+    bool deleting = !n.metadata().deletion_timestamp().empty();
+    if (it != claim_of.end()) {
+      const v1::NodeClaim& c = *it->second;
+      deleting = !c.metadata().deletion_timestamp().empty();
+      for (const auto& cond : c.status().conditions())
+        if (cond.type() == "InstanceTerminating" && cond.status() == "True")
+          deleting = true;
+    }
+    if (deleting) deleting_nodes_.insert(n.metadata().name());
+  }
   for (const auto& pod : request_.pods()) CollectPod(pod);
   // A replica is a pod like any other: one whose template sets
   // spec.nodeName is created bound, not pending (found by tests/fuzz).

@@ -1,0 +1,103 @@
+#include "scheduling/deleting_nodes.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "nodeplan/object_meta.h"
+#include "nodeplan/quantity.h"
+
+namespace nodeplan::scheduling {
+namespace {
+
+bool ClaimDeleting(const v1::NodeClaim& c) {
+  if (!c.metadata().deletion_timestamp().empty()) return true;
+  for (const auto& cond : c.status().conditions())
+    if (cond.type() == "InstanceTerminating" && cond.status() == "True")
+      return true;
+  return false;
+}
+
+// The names of the Nodes Karpenter's state takes as being deleted.
+absl::flat_hash_set<std::string> DeletingNodes(const v1::ScheduleRequest& r) {
+  absl::flat_hash_map<std::string, const v1::NodeClaim*> claim_of;
+  for (const v1::NodeClaim& c : r.node_claims())
+    if (!c.status().node_name().empty())
+      claim_of.emplace(c.status().node_name(), &c);
+  absl::flat_hash_set<std::string> out;
+  for (const v1::Node& n : r.nodes()) {
+    auto it = claim_of.find(n.metadata().name());
+    const bool deleting = it != claim_of.end()
+                              ? ClaimDeleting(*it->second)
+                              : !n.metadata().deletion_timestamp().empty();
+    if (deleting) out.insert(n.metadata().name());
+  }
+  return out;
+}
+
+// karpenter.sh/do-not-disrupt protects an active pod: "true", or a positive
+// duration (no clock here: taken as still running); other values are
+// ignored, as Karpenter ignores them.
+bool DoNotDisruptActive(const v1::Pod& p) {
+  auto it = p.metadata().annotations().find("karpenter.sh/do-not-disrupt");
+  if (it == p.metadata().annotations().end()) return false;
+  if (it->second == "true") return true;
+  absl::StatusOr<int64_t> d = ParseDuration(it->second);
+  return d.ok() && *d > 0;
+}
+
+bool Terminal(const v1::Pod& p) {
+  return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
+}
+
+// IsReschedulable and IsDisruptable of Karpenter's pod utilities.
+bool GivesUp(const v1::Pod& p) {
+  const bool terminating = !p.metadata().deletion_timestamp().empty();
+  const bool active = !Terminal(p) && !terminating;
+  const bool reschedulable =
+      (active || (IsOwnedByStatefulSet(p) && terminating && !Terminal(p))) &&
+      !IsOwnedByDaemonSet(p) && !IsOwnedByNode(p);
+  return reschedulable && (!active || !DoNotDisruptActive(p));
+}
+
+}  // namespace
+
+bool HasDeletingNodePods(const v1::ScheduleRequest& request) {
+  const absl::flat_hash_set<std::string> deleting = DeletingNodes(request);
+  if (deleting.empty()) return false;
+  for (const v1::Pod& p : request.pods())
+    if (!p.spec().node_name().empty() &&
+        deleting.contains(p.spec().node_name()) && GivesUp(p))
+      return true;
+  return false;
+}
+
+std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
+    const v1::ScheduleRequest& request) {
+  const absl::flat_hash_set<std::string> deleting = DeletingNodes(request);
+  if (deleting.empty()) return std::nullopt;
+  std::vector<int> moving;
+  for (int i = 0; i < request.pods_size(); ++i) {
+    const v1::Pod& p = request.pods(i);
+    if (!p.spec().node_name().empty() &&
+        deleting.contains(p.spec().node_name()) && GivesUp(p))
+      moving.push_back(i);
+  }
+  if (moving.empty()) return std::nullopt;
+  v1::ScheduleRequest out = request;
+  for (int i : moving) {
+    v1::Pod* p = out.mutable_pods(i);
+    p->mutable_spec()->clear_node_name();
+    p->mutable_metadata()->clear_deletion_timestamp();
+  }
+  // A deleting Node is no destination; nodeplan's scheduler reads that from
+  // the Node's own deletionTimestamp (a NodeClaim's does not reach it).
+  for (v1::Node& n : *out.mutable_nodes())
+    if (deleting.contains(n.metadata().name()) &&
+        n.metadata().deletion_timestamp().empty())
+      n.mutable_metadata()->set_deletion_timestamp("1970-01-01T00:00:00Z");
+  return out;
+}
+
+}  // namespace nodeplan::scheduling

@@ -1,0 +1,36 @@
+#ifndef NODEPLAN_LIB_SCHEDULING_DELETING_NODES_H_
+#define NODEPLAN_LIB_SCHEDULING_DELETING_NODES_H_
+
+// Pods of nodes being deleted, which Karpenter's provisioner schedules with
+// the pending pods (StateNodes.Deleting().CurrentlyReschedulablePods): a
+// node is being deleted when its NodeClaim carries a deletionTimestamp or
+// the InstanceTerminating condition, or, without a NodeClaim, when the Node
+// itself carries a deletionTimestamp (Karpenter's StateNode.Deleted). Its
+// pods that will need a new home are the active ones and the terminating
+// ones a StatefulSet owns, neither a DaemonSet's nor a mirror pod, and not
+// protected by an active karpenter.sh/do-not-disrupt annotation.
+//
+// A ScheduleRequest carries no clock and no PodDisruptionBudgets, so a
+// duration-valued do-not-disrupt annotation counts as active and PDBs that
+// block every eviction are not read (Disrupt's drain reads both).
+
+#include <optional>
+
+#include "nodeplan/v1/schedule.pb.h"
+
+namespace nodeplan::scheduling {
+
+// Whether `request` holds a pod that a deleting node will give up.
+bool HasDeletingNodePods(const v1::ScheduleRequest& request);
+
+// The request with those pods pending (nodeName and deletionTimestamp
+// cleared, in place in the pod list) and each deleting Node stamped as
+// deleting, so the scheduler neither places pods on it nor counts the moved
+// pods there. nullopt when no node gives up a pod (the common case, at no
+// copy).
+std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
+    const v1::ScheduleRequest& request);
+
+}  // namespace nodeplan::scheduling
+
+#endif  // NODEPLAN_LIB_SCHEDULING_DELETING_NODES_H_
