@@ -535,5 +535,60 @@ TEST(KarpenterMinValuesPolicy, StrictWaitsBestEffortRelaxes) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// NodePool requirements instance filtering (suite_test.go).
+
+// "should return appropriate pod error when no available instance types
+// exist" (a node from an earlier round is too small for the pod), "should
+// handle multiple pods when requirements filter out all instance types",
+// "should handle conflicting requirements that eliminate all instance
+// types" and "should handle zone requirements that filter out all instance
+// types": every pod fails with Karpenter's words.
+TEST(KarpenterInstanceSelection, NodePoolRequirementsFilterOutEveryType) {
+  struct Case {
+    const char* name;
+    std::string reqs;
+    int pods;
+    bool earlier_node;
+  } cases[] = {
+      {"unknown instance type",
+       Req("node.kubernetes.io/instance-type", "In",
+           {"non-existent-instance-type"}),
+       1, true},
+      {"unknown architecture",
+       Req("kubernetes.io/arch", "In", {"non-existent-arch"}), 3, false},
+      {"conflicting architectures",
+       absl::StrCat(Req("kubernetes.io/arch", "In", {"amd64"}),
+                    Req("kubernetes.io/arch", "In", {"arm64"})),
+       1, false},
+      {"unknown zones",
+       Req("topology.kubernetes.io/zone", "In",
+           {"non-existent-zone-1", "non-existent-zone-2"}),
+       1, false},
+  };
+  for (const Case& c : cases) {
+    auto r = KRequest(c.reqs);
+    if (c.earlier_node) {
+      v1::Node n = KNode("n1", "small-instance-type", "test-zone-1", "1900m",
+                         "2038Mi", "5", true);
+      *r.add_node_claims() = LinkedClaim(n);
+      *r.add_nodes() = n;
+      *r.add_pods() = BoundTo(Bare("normal"), "n1");
+    }
+    for (int i = 0; i < c.pods; ++i) {
+      *r.add_pods() = c.earlier_node ? Pod(absl::StrCat("p", i), "32", "256Gi")
+                                     : Bare(absl::StrCat("p", i));
+    }
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.new_node_claims_size(), 0) << c.name;
+    ASSERT_EQ(resp.unschedulable_size(), c.pods) << c.name;
+    for (const auto& u : resp.unschedulable())
+      EXPECT_THAT(u.reason(),
+                  ::testing::HasSubstr("nodepool requirements filtered out "
+                                       "all available instance types"))
+          << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace nodeplan::testing
