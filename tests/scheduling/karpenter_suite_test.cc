@@ -868,6 +868,160 @@ TEST(KarpenterSuite, DaemonSetOverheadCases) {
   }
 }
 
+// More of Context "Daemonsets": which daemons count on the NodeClaim a
+// 1-core/1Gi pod gets. A counted 2-core/2Gi daemon makes it a
+// default-instance-type (4 cores), an ignored one leaves the small type.
+TEST(KarpenterSuite, DaemonSetsThatCountAndThatDoNot) {
+  v1::Pod ds_pod = Pod("ds-pod", "2", "2Gi");
+  {
+    auto* o = ds_pod.mutable_metadata()->add_owner_references();
+    o->set_api_version("apps/v1");
+    o->set_kind("DaemonSet");
+    o->set_name("ds");
+    o->set_uid("ds");
+    o->set_controller(true);
+  }
+  struct Case {
+    const char* karpenter_test;
+    std::string pool;  // merged into the NodePool
+    std::vector<v1::DaemonSet> daemons;
+    std::vector<v1::Pod> daemon_pods;
+    std::string pod_extra;
+    const char* launched;  // "" when the pod stays pending
+  };
+  const Case cases[] = {
+      {"should not schedule if daemonset overhead is too large",
+       "",
+       {Daemon("ds", "10000", "10000Gi")},
+       {},
+       "",
+       ""},
+      {"should account for overhead using daemonset pod spec instead of "
+       "daemonset spec",
+       "",
+       {Daemon("ds", "4", "4Gi")},
+       {ds_pod},
+       Selector("karpenter.sh/nodepool", "default"),
+       "default-instance-type"},
+      {"should ignore daemonsets with an invalid selector",
+       "",
+       {Daemon(
+           "ds", "2", "2Gi",
+           R"pb(spec { node_selector { key: "node" value: "invalid" } })pb")},
+       {},
+       "",
+       "small-instance-type"},
+      {"should ignore daemonsets when no instance types meet the daemonset "
+       "requirements",
+       "",
+       {Daemon("ds", "2", "2Gi",
+               Required({Expr("node.kubernetes.io/instance-type", "In",
+                              {"non-existent-instance-type"})}))},
+       {},
+       "",
+       "small-instance-type"},
+      {"should consider a daemonset schedulable with multiple node affinity "
+       "terms",
+       R"pb(spec { template { metadata { labels { key: "foo" value: "bar" } } } })pb",
+       {Daemon(
+           "ds", "2", "2Gi",
+           R"pb(spec { affinity { node_affinity { required_during_scheduling_ignored_during_execution {
+                 node_selector_terms { match_expressions { key: "foo" operator: "In" values: "voo" } }
+                 node_selector_terms { match_expressions { key: "foo" operator: "In" values: "bar" } }
+               } } } })pb")},
+       {},
+       "",
+       "default-instance-type"},
+      {"should consider a daemonset schedulable with an incompatible node "
+       "affinity preference",
+       "",
+       {Daemon("ds", "2", "2Gi",
+               Preferred({{1, {Expr("node", "In", {"invalid"})}}}))},
+       {},
+       "",
+       "default-instance-type"},
+      {"should consider a daemonset schedulable with a PreferNoSchedule taint",
+       R"pb(spec { template { spec { taints { key: "test" effect: "PreferNoSchedule" } } } })pb",
+       {Daemon("ds", "2", "2Gi")},
+       {},
+       "",
+       "default-instance-type"},
+  };
+  for (const Case& c : cases) {
+    auto r = KRequest();
+    if (!c.pool.empty()) MergePool(r, c.pool);
+    for (const auto& d : c.daemons) *r.add_daemon_sets() = d;
+    for (const auto& p : c.daemon_pods) *r.add_pods() = p;
+    *r.add_pods() = Pod("p", "1", "1Gi", c.pod_extra);
+    auto resp = MustSchedule(r);
+    if (*c.launched == '\0') {
+      EXPECT_EQ(resp.new_node_claims_size(), 0) << c.karpenter_test;
+      EXPECT_EQ(resp.unschedulable_size(), 1) << c.karpenter_test;
+      continue;
+    }
+    ASSERT_EQ(resp.new_node_claims_size(), 1)
+        << c.karpenter_test << ": " << ReasonFor(resp, "default/p");
+    EXPECT_EQ(LaunchedType(resp), c.launched) << c.karpenter_test;
+  }
+}
+
+// suite_test.go: "should remove daemonset node hostname affinity when
+// considering daemonset schedulability": the daemon's pod carries the
+// DaemonSet controller's pin to one node (metadata.name); the template's
+// own affinity (foo In bar) decides, so the pod's 2 cores count.
+TEST(KarpenterSuite, DaemonPodsNodePinIsIgnored) {
+  auto r = KRequest();
+  MergePool(
+      r,
+      R"pb(spec { template { metadata { labels { key: "foo" value: "bar" } } } })pb");
+  *r.add_daemon_sets() =
+      Daemon("ds", "4", "4Gi", Required({Expr("foo", "In", {"bar"})}));
+  v1::Pod ds_pod = Pod("ds-pod", "2", "2Gi",
+                       Required({Expr("metadata.name", "In", {"node-name"})}));
+  auto* o = ds_pod.mutable_metadata()->add_owner_references();
+  o->set_api_version("apps/v1");
+  o->set_kind("DaemonSet");
+  o->set_name("ds");
+  o->set_uid("ds");
+  o->set_controller(true);
+  *r.add_pods() = ds_pod;
+  *r.add_pods() = Pod("p", "1", "1Gi", Selector("foo", "bar"));
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1) << ReasonFor(resp, "default/p");
+  EXPECT_EQ(LaunchedType(resp), "default-instance-type");
+}
+
+// suite_test.go: "should not account for daemonset hostports when daemonset
+// would not schedule on selected node": a large-only daemon holds port 8080,
+// a small-only one 8081; a small pod on 8080 fits beside the small daemon.
+TEST(KarpenterSuite, DaemonHostPortOnlyWhereTheDaemonRuns) {
+  auto r = KRequest();
+  auto with_port = [](v1::DaemonSet d, int port) {
+    auto* c = d.mutable_spec()
+                  ->mutable_template_()
+                  ->mutable_spec()
+                  ->mutable_containers(0);
+    auto* p = c->add_ports();
+    p->set_host_port(port);
+    p->set_container_port(port);
+    return d;
+  };
+  *r.add_daemon_sets() = with_port(
+      Daemon("large", "4", "4Gi", Required({Expr("size", "In", {"large"})})),
+      8080);
+  *r.add_daemon_sets() = with_port(
+      Daemon("small", "2", "2Gi", Required({Expr("size", "In", {"small"})})),
+      8081);
+  v1::Pod p = Pod("p", "1", "1Gi", Required({Expr("size", "In", {"small"})}));
+  auto* port = p.mutable_spec()->mutable_containers(0)->add_ports();
+  port->set_host_port(8080);
+  port->set_container_port(8080);
+  *r.add_pods() = p;
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.new_node_claims_size(), 1) << ReasonFor(resp, "default/p");
+  EXPECT_EQ(LaunchedType(resp), "default-instance-type");
+}
+
 // suite_test.go: "should account for daemonset hostports"
 TEST(KarpenterSuite, DaemonSetHostPortBlocksThePod) {
   auto r = KRequest();
