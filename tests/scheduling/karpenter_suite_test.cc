@@ -1022,6 +1022,61 @@ TEST(KarpenterSuite, DaemonHostPortOnlyWhereTheDaemonRuns) {
   EXPECT_EQ(LaunchedType(resp), "default-instance-type");
 }
 
+// In-flight nodes' daemons (suite_test.go, Describe "In-Flight Nodes",
+// Context "Daemonsets"): an arm-instance-type node (15.9 cores allocatable)
+// launched for an 8-core pod that is gone, a DaemonSet pod of 1 core now
+// bound to it.
+v1::ScheduleRequest InFlightWithDaemonPod(const std::string& node_label,
+                                          std::vector<v1::DaemonSet> daemons) {
+  auto r = KRequest();
+  v1::Node n = KNode("n1", "arm-instance-type", "test-zone-1", "15900m",
+                     "130038Mi", "5", false);
+  if (!node_label.empty())
+    (*n.mutable_metadata()->mutable_labels())[node_label] = "value";
+  *r.add_node_claims() = LinkedClaim(n);
+  *r.add_nodes() = n;
+  for (auto& d : daemons) *r.add_daemon_sets() = d;
+  v1::Pod ds_pod = Pod("ds-pod", "1", "2Gi");
+  auto* o = ds_pod.mutable_metadata()->add_owner_references();
+  o->set_api_version("apps/v1");
+  o->set_kind("DaemonSet");
+  o->set_name(r.daemon_sets(0).metadata().name());
+  o->set_uid(r.daemon_sets(0).metadata().uid());
+  o->set_controller(true);
+  if (!node_label.empty())
+    (*ds_pod.mutable_spec()->mutable_node_selector())[node_label] = "value";
+  *r.add_pods() = BoundTo(ds_pod, "n1");
+  return r;
+}
+
+// "should track daemonset usage separately so we know how many DS resources
+// are remaining to be scheduled": the daemon's pod is bound, so nothing of
+// it remains to come and a 14.9-core pod fits the node.
+TEST(KarpenterSuite, BoundDaemonPodLeavesNoDaemonOverhead) {
+  auto r = InFlightWithDaemonPod("", {Daemon("ds", "1", "1Gi")});
+  *r.add_pods() = Pod("second", "14900m", "0");
+  auto resp = MustSchedule(r);
+  ASSERT_EQ(resp.existing_nodes_size(), 1) << ReasonFor(resp, "default/second");
+  EXPECT_EQ(resp.existing_nodes(0).name(), "n1");
+  EXPECT_EQ(resp.new_node_claims_size(), 0);
+}
+
+// "should handle unexpected daemonset pods binding to the node": a daemon
+// whose selector the node gained later has its pod bound; another daemon of
+// 1m still has to come, so a 15.5-core pod needs a new node.
+TEST(KarpenterSuite, UnexpectedDaemonPodAndAnotherDaemonStillToCome) {
+  auto r = InFlightWithDaemonPod(
+      "my-node-label",
+      {Daemon(
+           "ds1", "1", "1Gi",
+           R"pb(spec { node_selector { key: "my-node-label" value: "value" } })pb"),
+       Daemon("ds2", "1m", "0")});
+  *r.add_pods() = Pod("second", "15500m", "0");
+  auto resp = MustSchedule(r);
+  EXPECT_EQ(resp.existing_nodes_size(), 0);
+  EXPECT_EQ(resp.new_node_claims_size(), 1);
+}
+
 // suite_test.go: "should account for daemonset hostports"
 TEST(KarpenterSuite, DaemonSetHostPortBlocksThePod) {
   auto r = KRequest();
