@@ -124,10 +124,11 @@ struct ExistingNode {
   int request_claim = -1;
   // What it takes from its NodePool's limits (pool -1: nothing).
   int limit_pool = -1;
+  // Its CSI volume limits: an index into the compiling round's
+  // node_volumes_ (-1: none, the node has no CSINode or its drivers report
+  // no count; in-flight NodeClaims never have any).
+  int volumes = -1;
   DenseResources limit_use;
-  // Its CSI volume limits (null: none, the node has no CSINode or its
-  // drivers report no count; in-flight NodeClaims never have any).
-  std::shared_ptr<const NodeVolumes> volumes;
 };
 
 // An existing node during one round: its capacity as the round's pods fill
@@ -137,8 +138,6 @@ struct Existing {
   DenseResources remaining;
   std::vector<HostPort> ports;
   std::vector<int> pods;
-  // With node->volumes: the claims its bound and placed pods mount.
-  std::vector<VolumeUse> volumes;
 };
 
 // Per request node, what topology counting reads: its labels as
@@ -368,12 +367,13 @@ class Round {
   void PodVolumes(const v1::Pod& pod, absl::string_view ns,
                   std::vector<VolumeUse>* out);
   // The node's CSI volume limits from the CSINode named `node_name`, with
-  // the claims of its bound pods `bound` (indices into bound_); null when
-  // it has no limit.
-  std::shared_ptr<const NodeVolumes> CompileNodeVolumes(
-      const std::string& node_name, const std::vector<int>& bound);
-  // An existing node of the round, with its claims when it has limits.
-  Existing MakeExisting(const ExistingNode& e) const;
+  // the claims of its bound pods `bound` (indices into bound_), added to
+  // node_volumes_: the index, or -1 when it has no limit.
+  int CompileNodeVolumes(const std::string& node_name,
+                         const std::vector<int>& bound);
+  // Fills existing_volumes_ once existing_ is built (nothing when no node
+  // has limits).
+  void InitExistingVolumes();
   absl::Status CompileDaemons();
   absl::StatusOr<DaemonPod> CompileDaemon(const v1::DaemonSet& ds,
                                           const v1::Pod* newest);
@@ -439,12 +439,11 @@ class Round {
               const WellKnownLabels* allow);
   bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
                       Requirements* merged);
-  // Karpenter's VolumeUsage.ExceedsLimits: whether `pod`'s claims on `e`
-  // would take a driver past its limit ("would exceed volume limit"; like
-  // every existing-node refusal, never a pod's reason). Only for nodes with
-  // limits (e.node->volumes set).
-  bool ExceedsVolumeLimits(const Existing& e,
-                           const std::vector<VolumeUse>& pod) const;
+  // Karpenter's VolumeUsage.ExceedsLimits: whether `pod`'s claims on
+  // existing_[e] would take a driver past its limit ("would exceed volume
+  // limit"; like every existing-node refusal, never a pod's reason). Only
+  // for nodes with limits (node->volumes >= 0).
+  bool ExceedsVolumeLimits(size_t e, const std::vector<VolumeUse>& pod) const;
   // `avoid`, when given, narrows the domains topology may choose (the tied
   // spread domains a new NodeClaim could not launch in, see Add).
   Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
@@ -500,6 +499,11 @@ class Round {
     absl::flat_hash_map<absl::string_view, const v1::StorageClass*> classes;
   };
   std::unique_ptr<VolumeObjects> volume_objects_;
+  // ExistingNode::volumes indexes this (a simulation reads its base's).
+  std::vector<NodeVolumes> node_volumes_;
+  // Per existing_ entry, the claims its bound and placed pods mount; sized
+  // only when some node has limits.
+  std::vector<std::vector<VolumeUse>> existing_volumes_;
   std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
   std::vector<ClassState> classes_;
   absl::flat_hash_map<std::string, int> class_index_;

@@ -190,13 +190,14 @@ absl::Status Round::SetupSimulation() {
         (e.request_node >= 0 && node_removed_[e.request_node]) ||
         (e.request_claim >= 0 && claim_removed[e.request_claim]);
     if (!removed) {
-      existing_.push_back(MakeExisting(e));
+      existing_.push_back({&e, e.remaining, e.ports, {}});
       continue;
     }
     GiveBackLimits(e);
   }
   for (const ExistingNode& e : b.limit_only_claims_)
     if (claim_removed[e.request_claim]) GiveBackLimits(e);
+  InitExistingVolumes();
   FinishSetup();
   if (needed_skipped_labels_)
     return absl::UnavailableError(
@@ -728,51 +729,58 @@ void Round::PodVolumes(const v1::Pod& pod, absl::string_view ns,
   out->erase(std::unique(out->begin() + first, out->end()), out->end());
 }
 
-std::shared_ptr<const NodeVolumes> Round::CompileNodeVolumes(
-    const std::string& node_name, const std::vector<int>& bound) {
+int Round::CompileNodeVolumes(const std::string& node_name,
+                              const std::vector<int>& bound) {
   const v1::CSINode* csi = nullptr;
   for (const v1::CSINode& x : req_.csi_nodes())
     if (x.metadata().name() == node_name) {
       csi = &x;
       break;
     }
-  if (csi == nullptr) return nullptr;
-  auto nv = std::make_shared<NodeVolumes>();
+  if (csi == nullptr) return -1;
+  NodeVolumes nv;
   for (const v1::CSINodeDriver& d : csi->spec().drivers())
     if (d.has_allocatable())
-      nv->limits.emplace_back(in_.InternValue(d.name()).id,
-                              d.allocatable().count());
-  if (nv->limits.empty()) return nullptr;
-  std::sort(nv->limits.begin(), nv->limits.end());
+      nv.limits.emplace_back(in_.InternValue(d.name()).id,
+                             d.allocatable().count());
+  if (nv.limits.empty()) return -1;
+  std::sort(nv.limits.begin(), nv.limits.end());
   std::string ns;
   for (int j : bound) {
     const BoundPod& b = bound_[j];
     if (b.pod->spec().volumes().empty()) continue;
     ns = std::string(in_.ValueText(b.ns));
-    PodVolumes(*b.pod, ns, &nv->used);
+    PodVolumes(*b.pod, ns, &nv.used);
   }
-  std::sort(nv->used.begin(), nv->used.end());
-  nv->used.erase(std::unique(nv->used.begin(), nv->used.end()), nv->used.end());
-  for (const auto& [driver, limit] : nv->limits) {
+  std::sort(nv.used.begin(), nv.used.end());
+  nv.used.erase(std::unique(nv.used.begin(), nv.used.end()), nv.used.end());
+  for (const auto& [driver, limit] : nv.limits) {
     auto [lo, hi] = std::equal_range(
-        nv->used.begin(), nv->used.end(), VolumeUse{driver, kNoId},
+        nv.used.begin(), nv.used.end(), VolumeUse{driver, kNoId},
         [](const VolumeUse& a, const VolumeUse& b) {
           return a.driver < b.driver;
         });
-    if (hi - lo > limit) nv->over = true;
+    if (hi - lo > limit) nv.over = true;
   }
-  return nv;
+  node_volumes_.push_back(std::move(nv));
+  return static_cast<int>(node_volumes_.size() - 1);
 }
 
-Existing Round::MakeExisting(const ExistingNode& e) const {
-  Existing x{&e, e.remaining, e.ports, {}, {}};
-  if (e.volumes != nullptr) x.volumes = e.volumes->used;
-  return x;
+void Round::InitExistingVolumes() {
+  const Round& owner = base_ != nullptr ? *base_ : *this;
+  if (owner.node_volumes_.empty()) return;
+  existing_volumes_.resize(existing_.size());
+  for (size_t i = 0; i < existing_.size(); ++i)
+    if (existing_[i].node->volumes >= 0)
+      existing_volumes_[i] =
+          owner.node_volumes_[existing_[i].node->volumes].used;
 }
 
-bool Round::ExceedsVolumeLimits(const Existing& e,
+bool Round::ExceedsVolumeLimits(size_t e,
                                 const std::vector<VolumeUse>& pod) const {
-  const NodeVolumes& nv = *e.node->volumes;
+  const Round& owner = base_ != nullptr ? *base_ : *this;
+  const NodeVolumes& nv = owner.node_volumes_[existing_[e].node->volumes];
+  const std::vector<VolumeUse>& used = existing_volumes_[e];
   auto by_driver = [](const VolumeUse& a, const VolumeUse& b) {
     return a.driver < b.driver;
   };
@@ -780,7 +788,7 @@ bool Round::ExceedsVolumeLimits(const Existing& e,
     auto [plo, phi] = std::equal_range(pod.begin(), pod.end(),
                                        VolumeUse{driver, kNoId}, by_driver);
     if (plo == phi && !nv.over) continue;  // no claim of this driver added
-    auto [lo, hi] = std::equal_range(e.volumes.begin(), e.volumes.end(),
+    auto [lo, hi] = std::equal_range(used.begin(), used.end(),
                                      VolumeUse{driver, kNoId}, by_driver);
     int64_t count = hi - lo;
     for (auto p = plo; p != phi; ++p)
@@ -1160,7 +1168,8 @@ absl::Status Round::CompileExisting() {
                    });
   existing_.reserve(existing_nodes_.size());
   for (const ExistingNode& e : existing_nodes_)
-    existing_.push_back(MakeExisting(e));
+    existing_.push_back({&e, e.remaining, e.ports, {}});
+  InitExistingVolumes();
   return absl::OkStatus();
 }
 
