@@ -388,6 +388,7 @@ void CopyCluster(const v1::ManifestSet& set, Request* request) {
   *request->mutable_persistent_volume_claims() = set.persistent_volume_claims();
   *request->mutable_persistent_volumes() = set.persistent_volumes();
   *request->mutable_storage_classes() = set.storage_classes();
+  *request->mutable_csi_nodes() = set.csi_nodes();
   *request->mutable_deployments() = set.deployments();
   *request->mutable_namespaces() = set.namespaces();
 }

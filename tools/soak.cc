@@ -92,6 +92,8 @@ std::vector<Field<Request>> CommonFields() {
        [](Request& r, Rng& g) { Shuffle(r.mutable_persistent_volumes(), g); }},
       {"storageClasses",
        [](Request& r, Rng& g) { Shuffle(r.mutable_storage_classes(), g); }},
+      {"csiNodes",
+       [](Request& r, Rng& g) { Shuffle(r.mutable_csi_nodes(), g); }},
       {"namespaces",
        [](Request& r, Rng& g) { Shuffle(r.mutable_namespaces(), g); }},
       {"catalog.instanceTypes",

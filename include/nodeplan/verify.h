@@ -66,6 +66,12 @@
 //                  it may launch in.
 //   host-ports     two pods (or a pod and a DaemonSet that could run there)
 //                  claim the same host port, protocol and address.
+//   volume-limits  on a Node with a CSINode, the distinct claims its bound
+//                  and new pods mount through one CSI driver (the bound
+//                  volume's spec.csi.driver, ebs.csi.aws.com for an in-tree
+//                  EBS volume, else the storage class's provisioner with
+//                  in-tree names migrated) exceed that driver's
+//                  allocatable.count.
 //   min-values     a new NodeClaim's instance-type options give fewer
 //                  distinct values of a key than a minValues of its own
 //                  requirements (or, unless options.minValuesPolicy is

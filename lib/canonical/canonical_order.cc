@@ -228,7 +228,7 @@ bool RequestInOrder(const Request& r) {
             InOrder(r.daemon_sets()) && InOrder(r.persistent_volume_claims()) &&
             InOrder(r.persistent_volumes()) && InOrder(r.storage_classes()) &&
             InOrder(r.unavailable_offerings()) && InOrder(r.deployments()) &&
-            InOrder(r.namespaces()) &&
+            InOrder(r.namespaces()) && InOrder(r.csi_nodes()) &&
             (!r.has_catalog() || CatalogInOrder(r.catalog()));
   if constexpr (std::is_same_v<Request, v1::DisruptRequest>) {
     ok = ok && InOrder(r.pod_disruption_budgets()) &&
@@ -256,6 +256,7 @@ Request* View(const Request& r, Arena* arena) {
   Point(r.persistent_volume_claims(), v->mutable_persistent_volume_claims());
   Point(r.persistent_volumes(), v->mutable_persistent_volumes());
   Point(r.storage_classes(), v->mutable_storage_classes());
+  Point(r.csi_nodes(), v->mutable_csi_nodes());
   Point(r.unavailable_offerings(), v->mutable_unavailable_offerings());
   if (r.has_options()) {
     v->unsafe_arena_set_allocated_options(

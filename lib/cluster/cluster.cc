@@ -52,6 +52,7 @@ struct Objects {
   Store<v1::PersistentVolumeClaim> persistent_volume_claims;
   Store<v1::PersistentVolume> persistent_volumes;
   Store<v1::StorageClass> storage_classes;
+  Store<v1::CSINode> csi_nodes;
   Store<v1::Namespace> namespaces;
 };
 
@@ -108,6 +109,9 @@ void ForEachKind(F&& f) {
   f(Kind<v1::StorageClass, M, D>{
       "StorageClass", false, &Objects::storage_classes, &M::storage_classes,
       &M::mutable_storage_classes, &D::mutable_storage_classes});
+  f(Kind<v1::CSINode, M, D>{"CSINode", false, &Objects::csi_nodes,
+                            &M::csi_nodes, &M::mutable_csi_nodes,
+                            &D::mutable_csi_nodes});
   f(Kind<v1::Namespace, M, D>{"Namespace", false, &Objects::namespaces,
                               &M::namespaces, &M::mutable_namespaces,
                               &D::mutable_namespaces});
@@ -153,7 +157,8 @@ class ClusterImpl : public Cluster {
         request.node_claims_size() || request.daemon_sets_size() ||
         request.persistent_volume_claims_size() ||
         request.persistent_volumes_size() || request.storage_classes_size() ||
-        request.unavailable_offerings_size() || request.namespaces_size()) {
+        request.csi_nodes_size() || request.unavailable_offerings_size() ||
+        request.namespaces_size()) {
       return absl::InvalidArgumentError(
           "Cluster::Schedule: only pods, deployments and options may be "
           "given; the cluster holds the rest");
@@ -177,6 +182,7 @@ class ClusterImpl : public Cluster {
           state->mutable_persistent_volume_claims());
     Point(objects_.persistent_volumes, state->mutable_persistent_volumes());
     Point(objects_.storage_classes, state->mutable_storage_classes());
+    Point(objects_.csi_nodes, state->mutable_csi_nodes());
     Point(objects_.namespaces, state->mutable_namespaces());
     // The caller's what-if pods and Deployments after the cluster's.
     for (const v1::Pod& p : request.pods()) *state->add_pods() = p;
@@ -195,8 +201,8 @@ class ClusterImpl : public Cluster {
         request.node_claims_size() || request.pods_size() ||
         request.daemon_sets_size() || request.persistent_volume_claims_size() ||
         request.persistent_volumes_size() || request.storage_classes_size() ||
-        request.unavailable_offerings_size() || request.namespaces_size() ||
-        request.pod_disruption_budgets_size()) {
+        request.csi_nodes_size() || request.unavailable_offerings_size() ||
+        request.namespaces_size() || request.pod_disruption_budgets_size()) {
       return absl::InvalidArgumentError(
           "Cluster::Disrupt: only now, options, markedForDeletion, "
           "providerDrifted, nominated and deployments may be given; the "
@@ -554,6 +560,7 @@ class ClusterImpl : public Cluster {
           st.mutable_persistent_volume_claims());
     Point(objects_.persistent_volumes, st.mutable_persistent_volumes());
     Point(objects_.storage_classes, st.mutable_storage_classes());
+    Point(objects_.csi_nodes, st.mutable_csi_nodes());
     Point(objects_.namespaces, st.mutable_namespaces());
     *st.mutable_options() = options;
     // Pods a deleting node gives up are scheduled with the pending ones on

@@ -31,6 +31,7 @@ v1::ScheduleRequest ScheduleHalf(const v1::DisruptRequest& d) {
   *s.mutable_persistent_volume_claims() = d.persistent_volume_claims();
   *s.mutable_persistent_volumes() = d.persistent_volumes();
   *s.mutable_storage_classes() = d.storage_classes();
+  *s.mutable_csi_nodes() = d.csi_nodes();
   *s.mutable_unavailable_offerings() = d.unavailable_offerings();
   *s.mutable_deployments() = d.deployments();
   *s.mutable_namespaces() = d.namespaces();

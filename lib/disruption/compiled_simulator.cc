@@ -132,6 +132,7 @@ CompiledSimulator::Compile() const {
   PointAll(r.persistent_volume_claims(), s.mutable_persistent_volume_claims());
   PointAll(r.persistent_volumes(), s.mutable_persistent_volumes());
   PointAll(r.storage_classes(), s.mutable_storage_classes());
+  PointAll(r.csi_nodes(), s.mutable_csi_nodes());
   PointAll(r.deployments(), s.mutable_deployments());
   PointAll(r.namespaces(), s.mutable_namespaces());
   const std::vector<NodeView>& nodes = view_.nodes();

@@ -62,6 +62,7 @@ RequestSimulator::RequestSimulator(ClusterView& view,
   *state_.mutable_persistent_volume_claims() = r.persistent_volume_claims();
   *state_.mutable_persistent_volumes() = r.persistent_volumes();
   *state_.mutable_storage_classes() = r.storage_classes();
+  *state_.mutable_csi_nodes() = r.csi_nodes();
   *state_.mutable_deployments() = r.deployments();
   *state_.mutable_namespaces() = r.namespaces();
   v1::ScheduleOptions* o = state_.mutable_options();
@@ -118,6 +119,7 @@ absl::StatusOr<SimulationResult> RequestSimulator::Simulate(
            req.mutable_persistent_volume_claims());
   PointAll(state_.persistent_volumes(), req.mutable_persistent_volumes());
   PointAll(state_.storage_classes(), req.mutable_storage_classes());
+  PointAll(state_.csi_nodes(), req.mutable_csi_nodes());
   PointAll(state_.deployments(), req.mutable_deployments());
   PointAll(state_.namespaces(), req.mutable_namespaces());
   // Existing capacity: active state nodes minus the candidates.

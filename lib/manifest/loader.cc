@@ -46,6 +46,7 @@ constexpr KindEntry kKinds[] = {
     {"apps/v1", "Deployment", "deployments"},
     {"policy/v1", "PodDisruptionBudget", "pod_disruption_budgets"},
     {"storage.k8s.io/v1", "StorageClass", "storage_classes"},
+    {"storage.k8s.io/v1", "CSINode", "csi_nodes"},
     {"karpenter.sh/v1", "NodePool", "node_pools"},
     {"karpenter.sh/v1", "NodeClaim", "node_claims"},
     {"karpenter.sh/v1alpha1", "NodeOverlay", "node_overlays"},

@@ -82,6 +82,30 @@ struct PoolState {
   DenseResources max_capacity;
 };
 
+// A persistent volume claim a pod mounts through a CSI driver (Karpenter's
+// Volumes): the driver's name and the claim's "<namespace>/<name>",
+// interned. Lists of them are kept sorted and without duplicates.
+struct VolumeUse {
+  LabelValueId driver = kNoId;
+  LabelValueId claim = kNoId;
+  bool operator<(const VolumeUse& o) const {
+    return driver != o.driver ? driver < o.driver : claim < o.claim;
+  }
+  bool operator==(const VolumeUse& o) const {
+    return driver == o.driver && claim == o.claim;
+  }
+};
+
+// The CSI volume limits of a node with a CSINode (per driver reporting
+// allocatable.count, by driver id) and the claims its bound pods mount.
+struct NodeVolumes {
+  std::vector<std::pair<LabelValueId, int32_t>> limits;
+  std::vector<VolumeUse> used;
+  // The bound claims already exceed a limit: Karpenter then refuses the node
+  // every pod (it checks the union of the node's and the pod's claims).
+  bool over = false;
+};
+
 // An existing node or in-flight NodeClaim as compiled from the request:
 // what no placement changes, and its capacity before the round's pods.
 struct ExistingNode {
@@ -100,6 +124,10 @@ struct ExistingNode {
   int request_claim = -1;
   // What it takes from its NodePool's limits (pool -1: nothing).
   int limit_pool = -1;
+  // Its CSI volume limits: an index into the compiling round's
+  // node_volumes_ (-1: none, the node has no CSINode or its drivers report
+  // no count; in-flight NodeClaims never have any).
+  int volumes = -1;
   DenseResources limit_use;
 };
 
@@ -333,6 +361,19 @@ class Round {
   absl::Status CompileClass(const v1::Pod& pod, PodClass& cls,
                             const std::string& path, bool moved);
   absl::Status CompileVolumes(const v1::Pod& pod, PodClass& cls, bool moved);
+  // Karpenter's GetVolumes: the claims `pod` (in namespace `ns`) mounts
+  // through a CSI driver, sorted, appended to *out. A claim, volume or class
+  // that does not exist is skipped, as are volumes of no CSI driver.
+  void PodVolumes(const v1::Pod& pod, absl::string_view ns,
+                  std::vector<VolumeUse>* out);
+  // The node's CSI volume limits from the CSINode named `node_name`, with
+  // the claims of its bound pods `bound` (indices into bound_), added to
+  // node_volumes_: the index, or -1 when it has no limit.
+  int CompileNodeVolumes(const std::string& node_name,
+                         const std::vector<int>& bound);
+  // Fills existing_volumes_ once existing_ is built (nothing when no node
+  // has limits).
+  void InitExistingVolumes();
   absl::Status CompileDaemons();
   absl::StatusOr<DaemonPod> CompileDaemon(const v1::DaemonSet& ds,
                                           const v1::Pod* newest);
@@ -398,6 +439,11 @@ class Round {
               const WellKnownLabels* allow);
   bool CanAddExisting(Existing& e, const PodClass& cls, const View& v,
                       Requirements* merged);
+  // Karpenter's VolumeUsage.ExceedsLimits: whether `pod`'s claims on
+  // existing_[e] would take a driver past its limit ("would exceed volume
+  // limit"; like every existing-node refusal, never a pod's reason). Only
+  // for nodes with limits (node->volumes >= 0).
+  bool ExceedsVolumeLimits(size_t e, const std::vector<VolumeUse>& pod) const;
   // `avoid`, when given, narrows the domains topology may choose (the tied
   // spread domains a new NodeClaim could not launch in, see Add).
   Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
@@ -443,6 +489,21 @@ class Round {
   size_t n_;
 
   std::vector<PendingPod> pending_;
+  // Per pending pod, the claims it mounts through CSI drivers; filled only
+  // when the request has CSINodes (else no node has a volume limit).
+  std::vector<std::vector<VolumeUse>> pod_volumes_;
+  // PodVolumes' lookups, built on first use.
+  struct VolumeObjects {
+    absl::flat_hash_map<std::string, const v1::PersistentVolumeClaim*> claims;
+    absl::flat_hash_map<absl::string_view, const v1::PersistentVolume*> pvs;
+    absl::flat_hash_map<absl::string_view, const v1::StorageClass*> classes;
+  };
+  std::unique_ptr<VolumeObjects> volume_objects_;
+  // ExistingNode::volumes indexes this (a simulation reads its base's).
+  std::vector<NodeVolumes> node_volumes_;
+  // Per existing_ entry, the claims its bound and placed pods mount; sized
+  // only when some node has limits.
+  std::vector<std::vector<VolumeUse>> existing_volumes_;
   std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
   std::vector<ClassState> classes_;
   absl::flat_hash_map<std::string, int> class_index_;

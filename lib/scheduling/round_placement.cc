@@ -592,7 +592,20 @@ Fail Round::Add(int pod, int level, std::string* err) {
     Existing& ex = existing_[e];
     if (gated && opt_.gate->nodes.contains(ex.node->name)) continue;
     if (!CanAddExisting(ex, cls, *v, &merged)) continue;
+    // CSI volume limits: only nodes with a CSINode have any.
+    const std::vector<VolumeUse>* vols = nullptr;
+    if (ex.node->volumes >= 0) {
+      static const std::vector<VolumeUse> kNone;
+      vols = pod_volumes_.empty() ? &kNone : &pod_volumes_[pod];
+      if (ExceedsVolumeLimits(e, *vols)) continue;
+    }
     ex.pods.push_back(pod);
+    if (vols != nullptr && !vols->empty()) {
+      std::vector<VolumeUse>& used = existing_volumes_[e];
+      used.insert(used.end(), vols->begin(), vols->end());
+      std::sort(used.begin(), used.end());
+      used.erase(std::unique(used.begin(), used.end()), used.end());
+    }
     for (int d = 0; d < kMaxResourceDims; ++d)
       ex.remaining[d] -= cls.requests[d];
     ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());

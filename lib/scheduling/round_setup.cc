@@ -197,6 +197,7 @@ absl::Status Round::SetupSimulation() {
   }
   for (const ExistingNode& e : b.limit_only_claims_)
     if (claim_removed[e.request_claim]) GiveBackLimits(e);
+  InitExistingVolumes();
   FinishSetup();
   if (needed_skipped_labels_)
     return absl::UnavailableError(
@@ -406,6 +407,13 @@ absl::Status Round::CompilePod(const v1::Pod& p, int i, bool moved,
   }
   pending_.push_back(
       {&p, absl::StrCat(ns, "/", p.metadata().name()), it->second, i});
+  // Volume limits exist only on nodes with a CSINode: without any, a pod's
+  // claims are never counted.
+  if (req_.csi_nodes_size() > 0) {
+    pod_volumes_.resize(pending_.size());
+    if (classes_[it->second].cls.invalid.empty() && !p.spec().volumes().empty())
+      PodVolumes(p, ns, &pod_volumes_.back());
+  }
   return absl::OkStatus();
 }
 
@@ -659,6 +667,152 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
   }
   cls.volume_alts = std::move(combined);
   return absl::OkStatus();
+}
+
+namespace {
+
+// The CSI driver that took over an in-tree volume plugin (CSI migration),
+// or the name unchanged.
+absl::string_view MigratedDriver(absl::string_view provisioner) {
+  static constexpr std::pair<absl::string_view, absl::string_view> kInTree[] = {
+      {"kubernetes.io/aws-ebs", "ebs.csi.aws.com"},
+      {"kubernetes.io/gce-pd", "pd.csi.storage.gke.io"},
+      {"kubernetes.io/cinder", "cinder.csi.openstack.org"},
+      {"kubernetes.io/azure-disk", "disk.csi.azure.com"},
+      {"kubernetes.io/azure-file", "file.csi.azure.com"},
+      {"kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com"},
+      {"kubernetes.io/portworx-volume", "pxd.portworx.com"},
+  };
+  for (const auto& [in_tree, csi] : kInTree)
+    if (provisioner == in_tree) return csi;
+  return provisioner;
+}
+
+}  // namespace
+
+void Round::PodVolumes(const v1::Pod& pod, absl::string_view ns,
+                       std::vector<VolumeUse>* out) {
+  if (volume_objects_ == nullptr) {
+    volume_objects_ = std::make_unique<VolumeObjects>();
+    for (const auto& x : req_.persistent_volume_claims())
+      volume_objects_->claims.emplace(
+          absl::StrCat(x.metadata().namespace_().empty()
+                           ? "default"
+                           : x.metadata().namespace_(),
+                       "/", x.metadata().name()),
+          &x);
+    for (const auto& x : req_.persistent_volumes())
+      volume_objects_->pvs.emplace(x.metadata().name(), &x);
+    for (const auto& x : req_.storage_classes())
+      volume_objects_->classes.emplace(x.metadata().name(), &x);
+  }
+  const VolumeObjects& objs = *volume_objects_;
+  const size_t first = out->size();
+  std::string key;
+  for (const auto& vol : pod.spec().volumes()) {
+    key.clear();
+    if (vol.has_persistent_volume_claim()) {
+      absl::StrAppend(&key, ns, "/",
+                      vol.persistent_volume_claim().claim_name());
+    } else if (vol.has_ephemeral()) {
+      absl::StrAppend(&key, ns, "/", pod.metadata().name(), "-", vol.name());
+    } else {
+      continue;
+    }
+    auto c = objs.claims.find(key);
+    if (c == objs.claims.end()) continue;
+    const v1::PersistentVolumeClaim& pvc = *c->second;
+    absl::string_view driver;
+    if (!pvc.spec().volume_name().empty()) {
+      // Bound: the volume's CSI driver, or EBS's for an in-tree EBS volume.
+      auto v = objs.pvs.find(pvc.spec().volume_name());
+      if (v == objs.pvs.end()) continue;
+      const v1::PersistentVolumeSpec& spec = v->second->spec();
+      if (spec.has_csi()) {
+        driver = spec.csi().driver();
+      } else if (spec.has_aws_elastic_block_store()) {
+        driver = "ebs.csi.aws.com";
+      }
+    } else if (!pvc.spec().storage_class_name().empty()) {
+      // Unbound: the class's provisioner, in-tree names migrated.
+      auto s = objs.classes.find(pvc.spec().storage_class_name());
+      if (s == objs.classes.end()) continue;
+      driver = MigratedDriver(s->second->provisioner());
+    }
+    if (driver.empty()) continue;
+    out->push_back({in_.InternValue(driver).id, in_.InternValue(key).id});
+  }
+  std::sort(out->begin() + first, out->end());
+  out->erase(std::unique(out->begin() + first, out->end()), out->end());
+}
+
+int Round::CompileNodeVolumes(const std::string& node_name,
+                              const std::vector<int>& bound) {
+  const v1::CSINode* csi = nullptr;
+  for (const v1::CSINode& x : req_.csi_nodes())
+    if (x.metadata().name() == node_name) {
+      csi = &x;
+      break;
+    }
+  if (csi == nullptr) return -1;
+  NodeVolumes nv;
+  for (const v1::CSINodeDriver& d : csi->spec().drivers())
+    if (d.has_allocatable())
+      nv.limits.emplace_back(in_.InternValue(d.name()).id,
+                             d.allocatable().count());
+  if (nv.limits.empty()) return -1;
+  std::sort(nv.limits.begin(), nv.limits.end());
+  std::string ns;
+  for (int j : bound) {
+    const BoundPod& b = bound_[j];
+    if (b.pod->spec().volumes().empty()) continue;
+    ns = std::string(in_.ValueText(b.ns));
+    PodVolumes(*b.pod, ns, &nv.used);
+  }
+  std::sort(nv.used.begin(), nv.used.end());
+  nv.used.erase(std::unique(nv.used.begin(), nv.used.end()), nv.used.end());
+  for (const auto& [driver, limit] : nv.limits) {
+    auto [lo, hi] = std::equal_range(
+        nv.used.begin(), nv.used.end(), VolumeUse{driver, kNoId},
+        [](const VolumeUse& a, const VolumeUse& b) {
+          return a.driver < b.driver;
+        });
+    if (hi - lo > limit) nv.over = true;
+  }
+  node_volumes_.push_back(std::move(nv));
+  return static_cast<int>(node_volumes_.size() - 1);
+}
+
+void Round::InitExistingVolumes() {
+  const Round& owner = base_ != nullptr ? *base_ : *this;
+  if (owner.node_volumes_.empty()) return;
+  existing_volumes_.resize(existing_.size());
+  for (size_t i = 0; i < existing_.size(); ++i)
+    if (existing_[i].node->volumes >= 0)
+      existing_volumes_[i] =
+          owner.node_volumes_[existing_[i].node->volumes].used;
+}
+
+bool Round::ExceedsVolumeLimits(size_t e,
+                                const std::vector<VolumeUse>& pod) const {
+  const Round& owner = base_ != nullptr ? *base_ : *this;
+  const NodeVolumes& nv = owner.node_volumes_[existing_[e].node->volumes];
+  const std::vector<VolumeUse>& used = existing_volumes_[e];
+  auto by_driver = [](const VolumeUse& a, const VolumeUse& b) {
+    return a.driver < b.driver;
+  };
+  for (const auto& [driver, limit] : nv.limits) {
+    auto [plo, phi] = std::equal_range(pod.begin(), pod.end(),
+                                       VolumeUse{driver, kNoId}, by_driver);
+    if (plo == phi && !nv.over) continue;  // no claim of this driver added
+    auto [lo, hi] = std::equal_range(used.begin(), used.end(),
+                                     VolumeUse{driver, kNoId}, by_driver);
+    int64_t count = hi - lo;
+    for (auto p = plo; p != phi; ++p)
+      if (!std::binary_search(lo, hi, *p)) ++count;
+    if (count > limit) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<DaemonPod> Round::CompileDaemon(const v1::DaemonSet& ds,
@@ -925,6 +1079,10 @@ absl::Status Round::CompileExisting() {
           if (o.kind() == "DaemonSet") present.push_back(o.name());
     }
     add_daemon_overhead(e, present);
+    // Karpenter reads a node's volume limits from the CSINode of the Node's
+    // name, registered or not.
+    if (req_.csi_nodes_size() > 0)
+      e.volumes = CompileNodeVolumes(node.metadata().name(), bound_on[i]);
     // Capacity counts only against NodePool limits, but a malformed or
     // negative quantity is an error whatever it is used for (found by
     // tests/fuzz). Checked without registering resource dimensions; the
@@ -1028,6 +1186,7 @@ absl::Status Round::CompileExisting() {
   existing_.reserve(existing_nodes_.size());
   for (const ExistingNode& e : existing_nodes_)
     existing_.push_back({&e, e.remaining, e.ports, {}});
+  InitExistingVolumes();
   return absl::OkStatus();
 }
 

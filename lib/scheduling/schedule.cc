@@ -129,10 +129,11 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   if (base.nodes_size() || base.node_claims_size() || base.pods_size() ||
       base.daemon_sets_size() || base.persistent_volume_claims_size() ||
       base.persistent_volumes_size() || base.storage_classes_size() ||
-      base.deployments_size())
+      base.csi_nodes_size() || base.deployments_size())
     return absl::InvalidArgumentError(
         "Snapshot::Compile: cluster state (nodes, nodeClaims, pods, "
-        "daemonSets, volumes, deployments) belongs to Snapshot::Schedule");
+        "daemonSets, volumes, csiNodes, deployments) belongs to "
+        "Snapshot::Schedule");
   return canonical::InCanonicalOrder(
       base,
       [](const v1::ScheduleRequest& r)

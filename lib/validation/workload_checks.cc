@@ -910,6 +910,28 @@ void AddViolations(const Workload& w, v1::ValidateResponse* out) {
   unique(w.persistent_volume_claims, "PersistentVolumeClaim", true);
   unique(w.persistent_volumes, "PersistentVolume", false);
   unique(w.storage_classes, "StorageClass", false);
+  unique(w.csi_nodes, "CSINode", false);
+  if (w.csi_nodes != nullptr) {
+    for (const v1::CSINode& n : *w.csi_nodes) {
+      Reporter r([&] { return absl::StrCat("CSINode ", n.metadata().name()); },
+                 out);
+      for (int i = 0; i < n.spec().drivers_size(); ++i) {
+        const v1::CSINodeDriver& d = n.spec().drivers(i);
+        if (d.name().empty())
+          r.Add(absl::StrCat("spec.drivers[", i, "].name"), "Required value");
+        if (d.allocatable().count() < 0)
+          r.Add(absl::StrCat("spec.drivers[", i, "].allocatable.count"),
+                absl::StrCat("Invalid value: ", d.allocatable().count(),
+                             ": must be greater than or equal to 0"));
+        for (int j = 0; j < i; ++j)
+          if (n.spec().drivers(j).name() == d.name() && !d.name().empty()) {
+            r.Add(absl::StrCat("spec.drivers[", i, "].name"),
+                  absl::StrCat("Duplicate value: \"", d.name(), "\""));
+            break;
+          }
+      }
+    }
+  }
   unique(w.namespaces, "Namespace", false);
   unique(w.pod_disruption_budgets, "PodDisruptionBudget", true);
   if (w.pod_disruption_budgets != nullptr) {

@@ -32,6 +32,8 @@ struct Workload {
   List<v1::PersistentVolumeClaim> persistent_volume_claims = nullptr;
   List<v1::PersistentVolume> persistent_volumes = nullptr;
   List<v1::StorageClass> storage_classes = nullptr;
+  // Also checked for negative volume limits (spec.drivers[].allocatable).
+  List<v1::CSINode> csi_nodes = nullptr;
   List<v1::Namespace> namespaces = nullptr;
   List<v1::PodDisruptionBudget> pod_disruption_budgets = nullptr;
   // Pending pods checked elsewhere (a cluster handle checks each pod when
@@ -50,6 +52,7 @@ struct Workload {
     persistent_volume_claims = &r.persistent_volume_claims();
     persistent_volumes = &r.persistent_volumes();
     storage_classes = &r.storage_classes();
+    csi_nodes = &r.csi_nodes();
     namespaces = &r.namespaces();
   }
 

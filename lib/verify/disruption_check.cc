@@ -447,6 +447,7 @@ class DisruptionChecker {
     *sreq.mutable_persistent_volume_claims() = req_.persistent_volume_claims();
     *sreq.mutable_persistent_volumes() = req_.persistent_volumes();
     *sreq.mutable_storage_classes() = req_.storage_classes();
+    *sreq.mutable_csi_nodes() = req_.csi_nodes();
     *sreq.mutable_unavailable_offerings() = req_.unavailable_offerings();
     *sreq.mutable_namespaces() = req_.namespaces();
     for (const v1::Node& n : req_.nodes()) {

@@ -120,6 +120,7 @@ class Verifier {
     BuildNewSites();
     CheckPlacements();
     CheckHostPorts();
+    CheckVolumeLimits();
     CheckLimits();
     CheckSpread();
     CheckAffinity();
@@ -134,6 +135,10 @@ class Verifier {
   // --- catalog ---
 
   void IndexCatalog();
+
+  // --- CSI volume limits (verify_placement.cc) ---
+
+  void CheckVolumeLimits();
 
   // The catalog a NodePool launches from: the request's explicit catalog,
   // else the embedded AWS catalog for the NodePool's NodeClass (built by

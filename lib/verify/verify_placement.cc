@@ -179,6 +179,90 @@ void Verifier::CheckResources(const Site& site) {
   }
 }
 
+void Verifier::CheckVolumeLimits() {
+  if (request_.csi_nodes().empty()) return;
+  std::map<std::string, const v1::CSINode*> csi_nodes;
+  for (const auto& n : request_.csi_nodes())
+    csi_nodes[n.metadata().name()] = &n;
+  std::map<std::string, const v1::PersistentVolumeClaim*> claims;
+  for (const auto& c : request_.persistent_volume_claims()) {
+    const std::string ns = c.metadata().namespace_().empty()
+                               ? "default"
+                               : c.metadata().namespace_();
+    claims[ns + "/" + c.metadata().name()] = &c;
+  }
+  std::map<std::string, const v1::PersistentVolume*> volumes;
+  for (const auto& v : request_.persistent_volumes())
+    volumes[v.metadata().name()] = &v;
+  std::map<std::string, std::string> provisioners;
+  for (const auto& s : request_.storage_classes())
+    provisioners[s.metadata().name()] = s.provisioner();
+  // In-tree provisioners and the CSI drivers that replaced them.
+  const std::map<std::string, std::string> migrated = {
+      {"kubernetes.io/aws-ebs", "ebs.csi.aws.com"},
+      {"kubernetes.io/azure-disk", "disk.csi.azure.com"},
+      {"kubernetes.io/azure-file", "file.csi.azure.com"},
+      {"kubernetes.io/cinder", "cinder.csi.openstack.org"},
+      {"kubernetes.io/gce-pd", "pd.csi.storage.gke.io"},
+      {"kubernetes.io/portworx-volume", "pxd.portworx.com"},
+      {"kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com"},
+  };
+  // driver -> claim keys of one pod.
+  auto mounts = [&](const PodFacts& pod,
+                    std::map<std::string, std::set<std::string>>& out) {
+    if (pod.spec == nullptr) return;
+    const std::string name = pod.key.substr(pod.key.find('/') + 1);
+    for (const auto& vol : pod.spec->volumes()) {
+      std::string key;
+      if (vol.has_persistent_volume_claim()) {
+        key = pod.ns + "/" + vol.persistent_volume_claim().claim_name();
+      } else if (vol.has_ephemeral()) {
+        key = pod.ns + "/" + name + "-" + vol.name();
+      } else {
+        continue;
+      }
+      auto c = claims.find(key);
+      if (c == claims.end()) continue;
+      std::string driver;
+      const auto& spec = c->second->spec();
+      if (!spec.volume_name().empty()) {
+        auto v = volumes.find(spec.volume_name());
+        if (v == volumes.end()) continue;
+        if (v->second->spec().has_csi()) {
+          driver = v->second->spec().csi().driver();
+        } else if (v->second->spec().has_aws_elastic_block_store()) {
+          driver = "ebs.csi.aws.com";
+        }
+      } else if (!spec.storage_class_name().empty()) {
+        auto s = provisioners.find(spec.storage_class_name());
+        if (s == provisioners.end()) continue;
+        auto m = migrated.find(s->second);
+        driver = m == migrated.end() ? s->second : m->second;
+      }
+      if (!driver.empty()) out[driver].insert(key);
+    }
+  };
+  for (const Site& site : sites_) {
+    if (site.placed.empty() || site.kind != SiteKind::kNode) continue;
+    auto n = csi_nodes.find(site.name);
+    if (n == csi_nodes.end()) continue;
+    std::map<std::string, std::set<std::string>> used;
+    for (int b : site.bound) mounts(pods_[b].facts, used);
+    for (int p : site.placed) mounts(pods_[p].facts, used);
+    for (const auto& d : n->second->spec().drivers()) {
+      if (!d.has_allocatable()) continue;
+      const auto it = used.find(d.name());
+      const size_t count = it == used.end() ? 0 : it->second.size();
+      if (count > static_cast<size_t>(std::max(0, d.allocatable().count()))) {
+        Add("volume-limits", site.subject,
+            absl::StrCat("would exceed volume limit (provisioner=", d.name(),
+                         ", volume-count=", count,
+                         ", volume-limit=", d.allocatable().count(), ")"));
+      }
+    }
+  }
+}
+
 void Verifier::CheckHostPorts() {
   for (const Site& site : sites_) {
     if (site.placed.empty()) continue;

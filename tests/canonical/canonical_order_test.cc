@@ -75,6 +75,7 @@ Request Full(bool reversed) {
   for (const char* n : {"a", "b"}) Name(r.add_persistent_volume_claims(), n);
   for (const char* n : {"a", "b"}) Name(r.add_persistent_volumes(), n);
   for (const char* n : {"a", "b"}) Name(r.add_storage_classes(), n);
+  for (const char* n : {"a", "b"}) Name(r.add_csi_nodes(), n);
   for (const char* z : {"zone-1", "zone-2"}) {
     v1::UnavailableOffering& u = *r.add_unavailable_offerings();
     u.set_instance_type("m5.large");

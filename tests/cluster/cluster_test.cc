@@ -144,6 +144,7 @@ v1::ScheduleRequest OneShot(const Cluster& c,
   *r.mutable_persistent_volume_claims() = all.persistent_volume_claims();
   *r.mutable_persistent_volumes() = all.persistent_volumes();
   *r.mutable_storage_classes() = all.storage_classes();
+  *r.mutable_csi_nodes() = all.csi_nodes();
   *r.mutable_namespaces() = all.namespaces();
   if (all.has_catalog()) *r.mutable_catalog() = all.catalog();
   r.set_catalog_ref(all.catalog_ref());
@@ -336,6 +337,71 @@ TEST(ClusterTest, ScheduleSeesWhatIfPodsOnTheClustersNodes) {
   EXPECT_EQ(r->new_node_claims_size(), 0);
   ASSERT_EQ(r->existing_nodes_size(), 1);
   EXPECT_EQ(r->existing_nodes(0).pods(0), "default/extra");
+}
+
+// A CSINode upserted for the node a what-if pod lands on closes it to the
+// pod's claim (a limit of zero for its class's driver); deleting it opens the
+// node again. Each answer equals the one-shot call on the contents.
+TEST(ClusterTest, CsiNodesLimitVolumesOnTheClustersNodes) {
+  std::unique_ptr<Cluster> c = MakeCluster(ScaleIn());
+  ASSERT_NE(c, nullptr);
+  v1::ClusterUpdate u;
+  v1::StorageClass* sc = u.mutable_upserts()->add_storage_classes();
+  sc->mutable_metadata()->set_name("gp3");
+  sc->set_provisioner("ebs.csi.aws.com");
+  sc->set_volume_binding_mode("WaitForFirstConsumer");
+  v1::PersistentVolumeClaim* pvc =
+      u.mutable_upserts()->add_persistent_volume_claims();
+  pvc->mutable_metadata()->set_name("data");
+  pvc->mutable_metadata()->set_namespace_("default");
+  pvc->mutable_spec()->set_storage_class_name("gp3");
+  ASSERT_TRUE(c->Update(u).ok());
+  v1::ScheduleRequest what_if;
+  v1::Pod* p = what_if.add_pods();
+  p->mutable_metadata()->set_name("extra");
+  p->mutable_metadata()->set_namespace_("default");
+  (*p->mutable_spec()->mutable_node_selector())["type"] = "karpenter";
+  (*p->mutable_spec()
+        ->add_containers()
+        ->mutable_resources()
+        ->mutable_requests())["cpu"] = "500m";
+  v1::Volume* vol = p->mutable_spec()->add_volumes();
+  vol->set_name("data");
+  vol->mutable_persistent_volume_claim()->set_claim_name("data");
+  auto where = [&](const std::string& step) -> std::string {
+    absl::StatusOr<v1::ScheduleResponse> r = c->Schedule(what_if);
+    EXPECT_TRUE(r.ok()) << step << ": " << r.status();
+    if (!r.ok()) return "";
+    absl::StatusOr<v1::ScheduleResponse> one_shot =
+        Schedule(OneShot(*c, what_if));
+    EXPECT_TRUE(one_shot.ok()) << step;
+    if (one_shot.ok()) {
+      EXPECT_EQ(Bytes(*one_shot), Bytes(*r)) << step;
+    }
+    for (const auto& e : r->existing_nodes())
+      for (const auto& pod : e.pods())
+        if (pod == "default/extra") return e.name();
+    return "new";
+  };
+  const std::string first = where("no CSINode");
+  ASSERT_NE(first, "new");
+  ASSERT_NE(first, "");
+  v1::ClusterUpdate limit;
+  v1::CSINode* csi = limit.mutable_upserts()->add_csi_nodes();
+  csi->mutable_metadata()->set_name(first);
+  v1::CSINodeDriver* d = csi->mutable_spec()->add_drivers();
+  d->set_name("ebs.csi.aws.com");
+  d->mutable_allocatable()->set_count(0);
+  ASSERT_TRUE(c->Update(limit).ok());
+  EXPECT_NE(where("limit 0"), first);
+  v1::ClusterUpdate remove;
+  v1::ObjectRef* ref = remove.add_deletes();
+  ref->set_kind("CSINode");
+  ref->set_name(first);
+  absl::StatusOr<v1::ClusterUpdateResponse> ur = c->Update(remove);
+  ASSERT_TRUE(ur.ok()) << ur.status();
+  EXPECT_EQ(ur->deleted(), 1);
+  EXPECT_EQ(where("CSINode deleted"), first);
 }
 
 TEST(ClusterTest, UpdatesAndDeletesChangeTheAnswer) {

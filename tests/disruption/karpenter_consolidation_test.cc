@@ -126,6 +126,51 @@ TEST(KarpenterConsolidationTest, NoMoveOntoADestinationUnderConsolidateAfter) {
   EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
 }
 
+// CSI volume limits hold in consolidation's simulations: each pod mounts a
+// claim of its own, and with CSINodes allowing two volumes per node neither
+// node can take the other's pods (the delete of n1 would put three claims on
+// n0). Without the CSINodes n1 is deleted as above.
+TEST(KarpenterConsolidationTest, VolumeLimitsKeepPodsOffAFullNode) {
+  for (bool limited : {false, true}) {
+    Cluster c;
+    SuitePool(c, "default");
+    TwoCheapNodes(c);
+    v1::StorageClass* sc = c.request().add_storage_classes();
+    sc->mutable_metadata()->set_name("gp3");
+    sc->set_provisioner("ebs.csi.aws.com");
+    sc->set_volume_binding_mode("WaitForFirstConsumer");
+    for (v1::Pod& p : *c.request().mutable_pods()) {
+      const std::string claim = p.metadata().name() + "-data";
+      v1::PersistentVolumeClaim* pvc =
+          c.request().add_persistent_volume_claims();
+      pvc->mutable_metadata()->set_name(claim);
+      pvc->mutable_metadata()->set_namespace_("default");
+      pvc->mutable_spec()->set_storage_class_name("gp3");
+      v1::Volume* v = p.mutable_spec()->add_volumes();
+      v->set_name("data");
+      v->mutable_persistent_volume_claim()->set_claim_name(claim);
+    }
+    if (limited) {
+      for (const char* node : {"n0", "n1"}) {
+        v1::CSINode* csi = c.request().add_csi_nodes();
+        csi->mutable_metadata()->set_name(node);
+        v1::CSINodeDriver* d = csi->mutable_spec()->add_drivers();
+        d->set_name("ebs.csi.aws.com");
+        d->mutable_allocatable()->set_count(2);
+      }
+    }
+    v1::DisruptResponse r = c.Disrupt();
+    if (!limited) {
+      ASSERT_EQ(r.commands_size(), 1);
+      EXPECT_EQ(r.commands(0).decision(), "delete");
+      EXPECT_THAT(CandidateNodes(r.commands(0)), ElementsAre("n1"));
+      continue;
+    }
+    for (const v1::DisruptionCommand& cmd : r.commands())
+      EXPECT_NE(cmd.decision(), "delete") << r.method();
+  }
+}
+
 // "should replace a node with a cheaper one even when consolidateAfter has
 // not expired": a replacement is a new NodeClaim, which no window gates.
 TEST(KarpenterConsolidationTest, ReplacesWhateverTheDestinationWindows) {

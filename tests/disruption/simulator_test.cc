@@ -98,6 +98,7 @@ v1::DisruptRequest AsDisruptRequest(const v1::ScheduleRequest& s) {
   *d.mutable_persistent_volume_claims() = s.persistent_volume_claims();
   *d.mutable_persistent_volumes() = s.persistent_volumes();
   *d.mutable_storage_classes() = s.storage_classes();
+  *d.mutable_csi_nodes() = s.csi_nodes();
   *d.mutable_unavailable_offerings() = s.unavailable_offerings();
   *d.mutable_deployments() = s.deployments();
   *d.mutable_namespaces() = s.namespaces();

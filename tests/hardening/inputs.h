@@ -55,6 +55,7 @@ inline v1::DisruptRequest DisruptFrom(const v1::ScheduleRequest& r) {
   *d.mutable_persistent_volume_claims() = r.persistent_volume_claims();
   *d.mutable_persistent_volumes() = r.persistent_volumes();
   *d.mutable_storage_classes() = r.storage_classes();
+  *d.mutable_csi_nodes() = r.csi_nodes();
   *d.mutable_unavailable_offerings() = r.unavailable_offerings();
   *d.mutable_deployments() = r.deployments();
   *d.mutable_namespaces() = r.namespaces();

@@ -657,6 +657,14 @@ spec:
        "Deployment [0]: metadata.name: Required value"},
       {[](v1::ScheduleRequest& r) { r.add_storage_classes(); },
        "StorageClass [0]: metadata.name: Required value"},
+      {[](v1::ScheduleRequest& r) {
+         v1::CSINode* n = r.add_csi_nodes();
+         n->mutable_metadata()->set_name("n");
+         v1::CSINodeDriver* d = n->mutable_spec()->add_drivers();
+         d->set_name("ebs.csi.aws.com");
+         d->mutable_allocatable()->set_count(-3);
+       },
+       "CSINode n: spec.drivers[0].allocatable.count: Invalid value: -3"},
       // A Node the request cannot use is still an object the API server
       // validated (found by fuzz_schedule_request).
       {[](v1::ScheduleRequest& r) {

@@ -394,6 +394,33 @@ wellKnownLabels: [karpenter.k8s.aws/instance-family]
          }
        }
      )pb"},
+    // `kubectl get csinode -o json`: a List with server-set fields.
+    {"CSINodeList",
+     R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"ip-10-0-1-2.ec2.internal","ownerReferences":[{"apiVersion":"v1","kind":"Node","name":"ip-10-0-1-2.ec2.internal","uid":"u"}]},"spec":{"drivers":[{"name":"ebs.csi.aws.com","nodeID":"i-0abc","allocatable":{"count":25},"topologyKeys":["topology.ebs.csi.aws.com/zone"]},{"name":"efs.csi.aws.com","nodeID":"i-0abc","topologyKeys":null}]}}]})",
+     R"pb(
+       csi_nodes {
+         api_version: "storage.k8s.io/v1"
+         kind: "CSINode"
+         metadata {
+           name: "ip-10-0-1-2.ec2.internal"
+           owner_references {
+             api_version: "v1"
+             kind: "Node"
+             name: "ip-10-0-1-2.ec2.internal"
+             uid: "u"
+           }
+         }
+         spec {
+           drivers {
+             name: "ebs.csi.aws.com"
+             node_id: "i-0abc"
+             allocatable { count: 25 }
+             topology_keys: "topology.ebs.csi.aws.com/zone"
+           }
+           drivers { name: "efs.csi.aws.com" node_id: "i-0abc" }
+         }
+       }
+     )pb"},
     {"Namespace",
      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: data\n  labels:\n"
      "    kubernetes.io/metadata.name: data\n    team: data\n",

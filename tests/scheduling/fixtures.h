@@ -148,6 +148,7 @@ inline void SplitForSnapshot(const v1::ScheduleRequest& full,
                      &v1::ScheduleRequest::clear_persistent_volume_claims,
                      &v1::ScheduleRequest::clear_persistent_volumes,
                      &v1::ScheduleRequest::clear_storage_classes,
+                     &v1::ScheduleRequest::clear_csi_nodes,
                      &v1::ScheduleRequest::clear_deployments,
                      &v1::ScheduleRequest::clear_namespaces,
                      &v1::ScheduleRequest::clear_options})

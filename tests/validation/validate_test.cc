@@ -478,6 +478,19 @@ std::vector<Case> Cases() {
        },
        "",
        {}},
+      {"csinode: a negative limit and a driver listed twice",
+       [](v1::ManifestSet* s) {
+         auto* n = s->add_csi_nodes();
+         n->mutable_metadata()->set_name("ip-10-0-1-23");
+         auto* d = n->mutable_spec()->add_drivers();
+         d->set_name("ebs.csi.aws.com");
+         d->mutable_allocatable()->set_count(-1);
+         n->mutable_spec()->add_drivers()->set_name("ebs.csi.aws.com");
+       },
+       "CSINode ip-10-0-1-23",
+       {{"spec.drivers[0].allocatable.count",
+         "Invalid value: -1: must be greater than or equal to 0"},
+        {"spec.drivers[1].name", "Duplicate value: \"ebs.csi.aws.com\""}}},
       {"deployment pod template",
        [](v1::ManifestSet* s) {
          auto* d = s->add_deployments();

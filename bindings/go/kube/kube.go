@@ -117,6 +117,7 @@ func ScheduleRequest(base *nodeplanv1.ScheduleRequest, objs ...any) (*nodeplanv1
 	req.PersistentVolumeClaims = append(req.PersistentVolumeClaims, set.PersistentVolumeClaims...)
 	req.PersistentVolumes = append(req.PersistentVolumes, set.PersistentVolumes...)
 	req.StorageClasses = append(req.StorageClasses, set.StorageClasses...)
+	req.CsiNodes = append(req.CsiNodes, set.CsiNodes...)
 	if req.Catalog == nil && req.CatalogRef == "" {
 		if len(set.Catalogs) > 0 {
 			req.Catalog = set.Catalogs[0]
@@ -196,6 +197,9 @@ func add(set *nodeplanv1.ManifestSet, obj any) error {
 	case "StorageClass":
 		m := &nodeplanv1.StorageClass{}
 		set.StorageClasses, msg = append(set.StorageClasses, m), m
+	case "CSINode":
+		m := &nodeplanv1.CSINode{}
+		set.CsiNodes, msg = append(set.CsiNodes, m), m
 	case "NodePool":
 		m := &nodeplanv1.NodePool{}
 		set.NodePools, msg = append(set.NodePools, m), m
@@ -245,6 +249,8 @@ func kindOf(obj any) (string, error) {
 		return "PersistentVolume", nil
 	case *storagev1.StorageClass, storagev1.StorageClass:
 		return "StorageClass", nil
+	case *storagev1.CSINode, storagev1.CSINode:
+		return "CSINode", nil
 	}
 	data, err := jsonOf(obj)
 	if err != nil {

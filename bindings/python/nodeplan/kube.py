@@ -35,6 +35,7 @@ KINDS = {
                          "persistent_volumes"),
     "StorageClass": (k8s_pb2.StorageClass, "storage_classes",
                      "storage_classes"),
+    "CSINode": (k8s_pb2.CSINode, "csi_nodes", "csi_nodes"),
     "NodePool": (karpenter_pb2.NodePool, "node_pools", "node_pools"),
     "NodeClaim": (karpenter_pb2.NodeClaim, "node_claims", "node_claims"),
     "NodeClass": (karpenter_pb2.NodeClass, "node_classes", "node_classes"),
