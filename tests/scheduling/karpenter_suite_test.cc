@@ -803,6 +803,17 @@ v1::DaemonSet Daemon(const std::string& name, const std::string& cpu,
   return d;
 }
 
+// The DaemonSet controller's owner reference on one of its pods.
+void OwnByDaemonSet(v1::Pod& pod, const std::string& name,
+                    const std::string& uid) {
+  auto* o = pod.mutable_metadata()->add_owner_references();
+  o->set_api_version("apps/v1");
+  o->set_kind("DaemonSet");
+  o->set_name(name);
+  o->set_uid(uid);
+  o->set_controller(true);
+}
+
 TEST(KarpenterSuite, DaemonSetOverheadCases) {
   struct Case {
     const char* karpenter_test;
@@ -873,14 +884,7 @@ TEST(KarpenterSuite, DaemonSetOverheadCases) {
 // default-instance-type (4 cores), an ignored one leaves the small type.
 TEST(KarpenterSuite, DaemonSetsThatCountAndThatDoNot) {
   v1::Pod ds_pod = Pod("ds-pod", "2", "2Gi");
-  {
-    auto* o = ds_pod.mutable_metadata()->add_owner_references();
-    o->set_api_version("apps/v1");
-    o->set_kind("DaemonSet");
-    o->set_name("ds");
-    o->set_uid("ds");
-    o->set_controller(true);
-  }
+  OwnByDaemonSet(ds_pod, "ds", "ds");
   struct Case {
     const char* karpenter_test;
     std::string pool;  // merged into the NodePool
@@ -978,12 +982,7 @@ TEST(KarpenterSuite, DaemonPodsNodePinIsIgnored) {
       Daemon("ds", "4", "4Gi", Required({Expr("foo", "In", {"bar"})}));
   v1::Pod ds_pod = Pod("ds-pod", "2", "2Gi",
                        Required({Expr("metadata.name", "In", {"node-name"})}));
-  auto* o = ds_pod.mutable_metadata()->add_owner_references();
-  o->set_api_version("apps/v1");
-  o->set_kind("DaemonSet");
-  o->set_name("ds");
-  o->set_uid("ds");
-  o->set_controller(true);
+  OwnByDaemonSet(ds_pod, "ds", "ds");
   *r.add_pods() = ds_pod;
   *r.add_pods() = Pod("p", "1", "1Gi", Selector("foo", "bar"));
   auto resp = MustSchedule(r);
@@ -1037,12 +1036,8 @@ v1::ScheduleRequest InFlightWithDaemonPod(const std::string& node_label,
   *r.add_nodes() = n;
   for (auto& d : daemons) *r.add_daemon_sets() = d;
   v1::Pod ds_pod = Pod("ds-pod", "1", "2Gi");
-  auto* o = ds_pod.mutable_metadata()->add_owner_references();
-  o->set_api_version("apps/v1");
-  o->set_kind("DaemonSet");
-  o->set_name(r.daemon_sets(0).metadata().name());
-  o->set_uid(r.daemon_sets(0).metadata().uid());
-  o->set_controller(true);
+  OwnByDaemonSet(ds_pod, r.daemon_sets(0).metadata().name(),
+                 r.daemon_sets(0).metadata().uid());
   if (!node_label.empty())
     (*ds_pod.mutable_spec()->mutable_node_selector())[node_label] = "value";
   *r.add_pods() = BoundTo(ds_pod, "n1");
