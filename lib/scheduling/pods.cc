@@ -35,6 +35,11 @@ std::vector<v1::Toleration> CompileTolerations(
   return {t.begin(), t.end()};
 }
 
+bool IsTerminal(const v1::Pod& pod) {
+  return pod.status().phase() == "Succeeded" ||
+         pod.status().phase() == "Failed";
+}
+
 bool HasPodTopologyTerms(const v1::PodSpec& spec) {
   if (!spec.topology_spread_constraints().empty()) return true;
   if (!spec.has_affinity()) return false;

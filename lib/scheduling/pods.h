@@ -46,6 +46,9 @@ std::vector<HostPort> CompileHostPorts(const v1::PodSpec& spec);
 // groups count the pods already placed, by their labels.
 bool HasPodTopologyTerms(const v1::PodSpec& spec);
 
+// Phase Succeeded or Failed: the pod holds nothing any more.
+bool IsTerminal(const v1::Pod& pod);
+
 // A term's label selector: nodeplan::CompiledLabelSelector, an invalid one
 // (unknown operator, values where none belong) selecting nothing, as
 // Karpenter's LabelSelectorAsSelector error leaves it.

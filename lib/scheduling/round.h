@@ -492,13 +492,16 @@ class Round {
   // Per pending pod, the claims it mounts through CSI drivers; filled only
   // when the request has CSINodes (else no node has a volume limit).
   std::vector<std::vector<VolumeUse>> pod_volumes_;
-  // PodVolumes' lookups, built on first use.
+  // The request's claims (by namespace/name), volumes and classes (by
+  // name), built on first use (VolumeIndex) for CompileVolumes and
+  // PodVolumes.
   struct VolumeObjects {
     absl::flat_hash_map<std::string, const v1::PersistentVolumeClaim*> claims;
     absl::flat_hash_map<absl::string_view, const v1::PersistentVolume*> pvs;
     absl::flat_hash_map<absl::string_view, const v1::StorageClass*> classes;
   };
   std::unique_ptr<VolumeObjects> volume_objects_;
+  const VolumeObjects& VolumeIndex();
   // ExistingNode::volumes indexes this (a simulation reads its base's).
   std::vector<NodeVolumes> node_volumes_;
   // Per existing_ entry, the claims its bound and placed pods mount; sized

@@ -32,10 +32,6 @@ RequiredAntiAffinity(const v1::Pod& pod) {
       .required_during_scheduling_ignored_during_execution();
 }
 
-bool IsTerminal(const v1::Pod& p) {
-  return p.status().phase() == "Succeeded" || p.status().phase() == "Failed";
-}
-
 // Appends `bytes` (a message's deterministic serialization) without its
 // top-level fields numbered in `drop`: the bytes of a copy of the message
 // with those fields cleared, since the serialization writes each field
@@ -500,9 +496,10 @@ std::string PvcRef(const v1::PersistentVolumeClaim& pvc, absl::string_view ns) {
 
 // Karpenter's ValidatePersistentVolumeClaims for one claim: why kube-scheduler
 // (and so Karpenter) would not place the pod, or "" when the claim is usable.
-std::string ValidateClaim(const v1::ScheduleRequest& req,
-                          const v1::PersistentVolumeClaim& pvc,
-                          absl::string_view ns) {
+// `pv` and `sc` are the claim's volume and class when the request holds them.
+std::string ValidateClaim(const v1::PersistentVolumeClaim& pvc,
+                          absl::string_view ns, const v1::PersistentVolume* pv,
+                          const v1::StorageClass* sc) {
   const std::string ref = PvcRef(pvc, ns);
   if (!pvc.metadata().deletion_timestamp().empty())
     return absl::StrCat(
@@ -516,9 +513,6 @@ std::string ValidateClaim(const v1::ScheduleRequest& req,
   const std::string& sc_name = pvc.spec().storage_class_name();
   if (!pvc.spec().volume_name().empty()) {
     const std::string& pv_name = pvc.spec().volume_name();
-    const v1::PersistentVolume* pv = nullptr;
-    for (const auto& x : req.persistent_volumes())
-      if (x.metadata().name() == pv_name) pv = &x;
     if (pv == nullptr)
       return absl::StrCat("persistentvolume \"", pv_name, "\" not found");
     if (!pv->metadata().deletion_timestamp().empty())
@@ -542,9 +536,6 @@ std::string ValidateClaim(const v1::ScheduleRequest& req,
     return absl::StrCat(
         "unbound pvc must define a storage class (PersistentVolumeClaim=", ref,
         ", StorageClass=)");
-  const v1::StorageClass* sc = nullptr;
-  for (const auto& x : req.storage_classes())
-    if (x.metadata().name() == sc_name) sc = &x;
   if (sc == nullptr)
     return absl::StrCat("storageclass \"", sc_name, "\" not found");
   if (sc->volume_binding_mode() == "Immediate")
@@ -556,6 +547,24 @@ std::string ValidateClaim(const v1::ScheduleRequest& req,
 }
 
 }  // namespace
+
+const Round::VolumeObjects& Round::VolumeIndex() {
+  if (volume_objects_ == nullptr) {
+    volume_objects_ = std::make_unique<VolumeObjects>();
+    for (const auto& x : req_.persistent_volume_claims())
+      volume_objects_->claims.emplace(
+          absl::StrCat(x.metadata().namespace_().empty()
+                           ? "default"
+                           : x.metadata().namespace_(),
+                       "/", x.metadata().name()),
+          &x);
+    for (const auto& x : req_.persistent_volumes())
+      volume_objects_->pvs.emplace(x.metadata().name(), &x);
+    for (const auto& x : req_.storage_classes())
+      volume_objects_->classes.emplace(x.metadata().name(), &x);
+  }
+  return *volume_objects_;
+}
 
 absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
                                    bool moved) {
@@ -571,13 +580,10 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
     } else {
       continue;
     }
-    const v1::PersistentVolumeClaim* pvc = nullptr;
-    for (const auto& x : req_.persistent_volume_claims())
-      if (x.metadata().name() == claim &&
-          (x.metadata().namespace_().empty()
-               ? "default"
-               : x.metadata().namespace_()) == cls.ns)
-        pvc = &x;
+    const VolumeObjects& objs = VolumeIndex();
+    auto found = objs.claims.find(absl::StrCat(cls.ns, "/", claim));
+    const v1::PersistentVolumeClaim* pvc =
+        found == objs.claims.end() ? nullptr : found->second;
     if (pvc == nullptr) {
       cls.invalid =
           absl::StrCat("persistentvolumeclaim \"", claim, "\" not found");
@@ -585,15 +591,19 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
     }
     // Karpenter validates claims of pending pods only (GetPendingPods); a
     // pod a simulation moves keeps what its volume says.
+    const v1::PersistentVolume* pv = nullptr;
+    if (auto v = objs.pvs.find(pvc->spec().volume_name()); v != objs.pvs.end())
+      pv = v->second;
+    const v1::StorageClass* sc = nullptr;
+    if (auto c = objs.classes.find(pvc->spec().storage_class_name());
+        c != objs.classes.end())
+      sc = c->second;
     if (!moved) {
-      cls.invalid = ValidateClaim(req_, *pvc, cls.ns);
+      cls.invalid = ValidateClaim(*pvc, cls.ns, pv, sc);
       if (!cls.invalid.empty()) return absl::OkStatus();
     }
     std::vector<Requirements> alts;
     if (!pvc->spec().volume_name().empty()) {
-      const v1::PersistentVolume* pv = nullptr;
-      for (const auto& x : req_.persistent_volumes())
-        if (x.metadata().name() == pvc->spec().volume_name()) pv = &x;
       if (pv == nullptr) {  // only a moved pod gets here unvalidated
         cls.invalid = absl::StrCat("persistentvolume \"",
                                    pvc->spec().volume_name(), "\" not found");
@@ -622,9 +632,6 @@ absl::Status Round::CompileVolumes(const v1::Pod& pod, PodClass& cls,
           alts.push_back(std::move(r));
       }
     } else if (!pvc->spec().storage_class_name().empty()) {
-      const v1::StorageClass* sc = nullptr;
-      for (const auto& x : req_.storage_classes())
-        if (x.metadata().name() == pvc->spec().storage_class_name()) sc = &x;
       if (sc == nullptr) {  // only a moved pod gets here unvalidated
         cls.invalid =
             absl::StrCat("storageclass \"", pvc->spec().storage_class_name(),
@@ -692,21 +699,7 @@ absl::string_view MigratedDriver(absl::string_view provisioner) {
 
 void Round::PodVolumes(const v1::Pod& pod, absl::string_view ns,
                        std::vector<VolumeUse>* out) {
-  if (volume_objects_ == nullptr) {
-    volume_objects_ = std::make_unique<VolumeObjects>();
-    for (const auto& x : req_.persistent_volume_claims())
-      volume_objects_->claims.emplace(
-          absl::StrCat(x.metadata().namespace_().empty()
-                           ? "default"
-                           : x.metadata().namespace_(),
-                       "/", x.metadata().name()),
-          &x);
-    for (const auto& x : req_.persistent_volumes())
-      volume_objects_->pvs.emplace(x.metadata().name(), &x);
-    for (const auto& x : req_.storage_classes())
-      volume_objects_->classes.emplace(x.metadata().name(), &x);
-  }
-  const VolumeObjects& objs = *volume_objects_;
+  const VolumeObjects& objs = VolumeIndex();
   const size_t first = out->size();
   std::string key;
   for (const auto& vol : pod.spec().volumes()) {
