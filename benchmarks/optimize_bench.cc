@@ -53,6 +53,8 @@ void Run(benchmark::State& st, const ScheduleRequest& base, Mode mode) {
     }
     st.counters["relaxed_pods"] = last.cost_bound().relaxed_pods();
     st.counters["covered_pods"] = last.cost_bound().covered_pods();
+    st.counters["node_columns"] = last.cost_bound().node_columns();
+    st.counters["pod_classes"] = last.cost_bound().pod_classes();
   }
 }
 

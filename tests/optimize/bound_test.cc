@@ -177,5 +177,68 @@ TEST(CostBound, InfeasibleIsNotFound) {
   EXPECT_EQ(lb.status().code(), absl::StatusCode::kNotFound);
 }
 
+// SolveBound leaves out columns a fraction of another column of the same
+// NodePool replaces at no more cost: the optimum must not move. With every
+// column in a NodePool of its own (and no limits, which are per NodePool)
+// nothing is left out and the program is otherwise the same.
+TEST(CostBound, LeavingOutDominatedColumnsKeepsTheOptimum) {
+  auto solver = NewLpSolver();
+  if (solver == nullptr) GTEST_SKIP() << "built without an LP solver";
+  workload::Rng rng(77);
+  int compared = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    BoundProblem p = RandomProblem(rng);
+    p.limits.clear();
+    // Proportional families too: a column at twice another's size and
+    // price (what a catalog of one family looks like).
+    if (rng.Chance(1, 2) && !p.columns.empty()) {
+      BoundColumn twice = p.columns[0];
+      for (double& a : twice.allocatable) a *= 2;
+      twice.capacity = twice.allocatable;
+      twice.price *= 2;
+      p.columns.push_back(twice);
+      for (auto& c : p.classes)
+        if (std::find(c.columns.begin(), c.columns.end(), 0) != c.columns.end())
+          c.columns.push_back(static_cast<int>(p.columns.size()) - 1);
+    }
+    BoundProblem apart = p;
+    for (size_t k = 0; k < apart.columns.size(); ++k)
+      apart.columns[k].pool = static_cast<int>(k);
+    auto pruned = SolveBound(p, *solver);
+    auto whole = SolveBound(apart, *solver);
+    ASSERT_EQ(pruned.ok(), whole.ok()) << trial;
+    if (!pruned.ok()) continue;
+    ++compared;
+    EXPECT_NEAR(pruned->lower_bound, whole->lower_bound,
+                1e-6 * std::max(1.0, whole->lower_bound))
+        << "trial " << trial;
+    ASSERT_EQ(pruned->nodes.size(), p.columns.size());
+    ASSERT_EQ(pruned->reduced.size(), p.columns.size());
+    for (double r : pruned->reduced) EXPECT_GE(r, -1e-9);
+  }
+  EXPECT_GT(compared, 200);
+}
+
+TEST(CostBound, ALargerColumnReplacesOnlyWhereItAdmitsTheSameClasses) {
+  auto solver = NewLpSolver();
+  if (solver == nullptr) GTEST_SKIP() << "built without an LP solver";
+  BoundProblem p;
+  p.dims = 1;
+  // b is a at twice the size for less than twice the price.
+  p.columns.push_back({0.10, {1000}, {1000}, 0, "a"});
+  p.columns.push_back({0.15, {2000}, {2000}, 0, "b"});
+  p.classes.push_back({{1000}, 3, {0, 1}, false});
+  auto both = SolveBound(p, *solver);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_NEAR(both->lower_bound, 0.225, 1e-6);  // 1.5 nodes of b
+  EXPECT_EQ(both->nodes[0], 0);
+  EXPECT_GT(both->reduced[0], 0);  // a would cost more than it saves
+  // A class b does not admit keeps a in the program.
+  p.classes.push_back({{500}, 2, {0}, false});
+  auto apart = SolveBound(p, *solver);
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  EXPECT_NEAR(apart->lower_bound, 0.225 + 0.10, 1e-6);
+}
+
 }  // namespace
 }  // namespace nodeplan::optimize
