@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -140,49 +141,57 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   };
 
   // Covered pods: pending request pods and deployment replicas that the
-  // plan places.
-  std::vector<v1::Pod> expanded;
-  for (const auto& d : state.deployments()) {
-    int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    for (int i = 0; i < replicas; ++i) {
-      v1::Pod p;
-      p.mutable_metadata()->set_name(absl::StrCat(d.metadata().name(), "-", i));
-      p.mutable_metadata()->set_namespace_(d.metadata().namespace_());
-      *p.mutable_spec() = d.spec().template_().spec();
-      expanded.push_back(std::move(p));
-    }
-  }
+  // plan places. A Deployment's replicas share their template's spec, so
+  // it is described once, not once per replica.
   struct Covered {
     DenseResources req;
     std::vector<bool> pools;  // tolerated NodePools
+    bool relaxed = false;
   };
   std::vector<Covered> covered;
-  absl::flat_hash_set<std::string> seen;
-  int relaxed = 0;
-  auto cover = [&](const v1::Pod& p) -> absl::Status {
-    if (!p.spec().node_name().empty()) return absl::OkStatus();
-    std::string key = PodKey(p.metadata());
-    if (!placed.contains(key) || !seen.insert(key).second)
-      return absl::OkStatus();
-    auto req =
-        scheduling::PodRequests(p.spec(), names, dims, "pods[" + key + "]");
+  auto describe = [&](const v1::PodSpec& spec,
+                      const std::string& key) -> absl::StatusOr<Covered> {
+    auto req = scheduling::PodRequests(spec, names, dims, "pods[" + key + "]");
     if (!req.ok()) return req.status();
-    Covered cv{*req, {}};
-    auto tols = scheduling::CompileTolerations(p.spec().tolerations());
+    Covered cv{*req, {}, false};
+    auto tols = scheduling::CompileTolerations(spec.tolerations());
     for (size_t i = 0; i < c.pools.size(); ++i) {
       bool ok = scheduling::Tolerates(hard_taints[i], tols, nullptr);
-      for (const auto& [key, value] : p.spec().node_selector())
-        ok = ok && PoolMayLabel(c, c.pools[i], key, value);
+      for (const auto& [label, value] : spec.node_selector())
+        ok = ok && PoolMayLabel(c, c.pools[i], label, value);
       cv.pools.push_back(ok);
     }
-    if (Relaxed(p.spec(), c, cv.pools)) ++relaxed;
-    covered.push_back(std::move(cv));
-    return absl::OkStatus();
+    cv.relaxed = Relaxed(spec, c, cv.pools);
+    return cv;
   };
-  for (const auto& p : state.pods())
-    if (auto s = cover(p); !s.ok()) return fail(std::string(s.message()));
-  for (const auto& p : expanded)
-    if (auto s = cover(p); !s.ok()) return fail(std::string(s.message()));
+  absl::flat_hash_set<std::string> seen;
+  for (const auto& p : state.pods()) {
+    if (!p.spec().node_name().empty()) continue;
+    std::string key = PodKey(p.metadata());
+    if (!placed.contains(key) || !seen.insert(key).second) continue;
+    auto cv = describe(p.spec(), key);
+    if (!cv.ok()) return fail(std::string(cv.status().message()));
+    covered.push_back(*std::move(cv));
+  }
+  for (const auto& d : state.deployments()) {
+    // Replicas bound by their template are not pending.
+    if (!d.spec().template_().spec().node_name().empty()) continue;
+    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    const std::string prefix = PodKey(d.metadata()) + "-";
+    std::optional<Covered> replica;
+    for (int i = 0; i < replicas; ++i) {
+      std::string key = absl::StrCat(prefix, i);
+      if (!placed.contains(key) || !seen.insert(key).second) continue;
+      if (!replica.has_value()) {
+        auto cv = describe(d.spec().template_().spec(), key);
+        if (!cv.ok()) return fail(std::string(cv.status().message()));
+        replica = *std::move(cv);
+      }
+      covered.push_back(*replica);
+    }
+  }
+  int relaxed = 0;
+  for (const auto& cv : covered) relaxed += cv.relaxed;
   rep.set_covered_pods(static_cast<int32_t>(covered.size()));
   rep.set_relaxed_pods(relaxed);
 
