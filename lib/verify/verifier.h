@@ -355,12 +355,14 @@ class Verifier {
   absl::flat_hash_set<std::string> deleting_nodes_;
   std::vector<PodFacts> daemons_;
   std::deque<v1::PodSpec> daemon_specs_;  // DaemonSpec's copies, stable
+  // Pending pods by key (ordered: unplaced ones are reported in key order)
+  // and how often the plan places each (by its index there).
   std::map<std::string, int> pending_index_;
-  std::map<std::string, int> seen_;
+  std::vector<int> seen_;
 
   std::vector<Site> sites_;
-  std::map<std::string, int> node_sites_;
-  std::map<std::string, int> claim_sites_;
+  absl::flat_hash_map<std::string, int> node_sites_;
+  absl::flat_hash_map<std::string, int> claim_sites_;
 };
 
 }  // namespace nodeplan::verify_internal

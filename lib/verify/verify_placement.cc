@@ -25,11 +25,12 @@ void Verifier::Place(const std::string& key, int site,
         absl::StrCat("placed on ", where, " but is not a pending pod"));
     return;
   }
-  ++seen_[key];
-  if (seen_[key] > 1) {
+  if (seen_.size() < pods_.size()) seen_.resize(pods_.size(), 0);
+  const int times = ++seen_[it->second];
+  if (times > 1) {
     Add("coverage", "pod " + key,
-        absl::StrCat("appears ", seen_[key], " times in the plan (again on ",
-                     where, ")"));
+        absl::StrCat("appears ", times, " times in the plan (again on ", where,
+                     ")"));
     return;
   }
   if (site >= 0) {

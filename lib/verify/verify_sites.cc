@@ -298,7 +298,7 @@ void Verifier::BuildNewSites() {
     BuildNewSite(claim, sites_.back());
   }
   for (const auto& [key, index] : pending_index_) {
-    if (seen_.count(key) == 0) {
+    if (static_cast<size_t>(index) >= seen_.size() || seen_[index] == 0) {
       Add("coverage", "pod " + key,
           "pending but neither placed nor listed as unschedulable");
     }
