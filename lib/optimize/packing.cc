@@ -6,11 +6,11 @@
 // a node size the cost bound's linear program favours (types no larger than
 // the cap in CPU and memory), so that first-fit packs nodes of that size,
 // and keeps the cheapest result that places exactly the pods the Karpenter
-// plan places and passes the independent verifier (nodeplan/verify.h).
-// Every candidate is an ordinary Karpenter-semantics plan of a narrowed
-// NodePool, so all pod constraints hold by construction and are checked
-// again; the NodeClaims keep their real NodePool's name and
-// karpenter.sh/nodepool-hash.
+// plan places. Every capped candidate is an ordinary Karpenter-semantics
+// plan of a narrowed NodePool, so all pod constraints hold by construction;
+// plans that merge a repacking round into another plan are checked by the
+// independent verifier (nodeplan/verify.h) before they are kept. The
+// NodeClaims keep their real NodePool's name and karpenter.sh/nodepool-hash.
 
 #include "optimize/packing.h"
 
@@ -289,6 +289,7 @@ absl::Status Improve(const scheduling::Compiled& c,
                      const v1::ScheduleRequest& state,
                      const v1::ScheduleRequest& full, const PlanBound& bound,
                      int budget, const scheduling::DestinationGate* gate,
+                     const scheduling::PreparedPods* given,
                      v1::ScheduleResponse* out) {
   v1::PackingReport rep;
   rep.set_mode("Optimized");
@@ -305,13 +306,22 @@ absl::Status Improve(const scheduling::Compiled& c,
   // Candidate plans live on one arena: most are dropped, and dropping them
   // (thousands of placements at 5,000 pods) then frees nothing one by one.
   google::protobuf::Arena arena;
-  std::vector<std::pair<v1::ScheduleResponse*, std::string>> better;
+  // Cheaper plans found, in falling cost, with what was done and whether
+  // the plan must still be verified (below).
+  struct Better {
+    v1::ScheduleResponse* plan;
+    std::string what;
+    bool merged;
+  };
+  std::vector<Better> better;
   double best = out->cost();
   int n = 0;
   std::optional<scheduling::Compiled> narrowed;
   // Every candidate round is a round of `state`: its Deployment replicas
   // and pod class signatures are the same each time.
   std::optional<scheduling::PreparedPods> prepared;
+  const scheduling::PreparedPods* pods =
+      given != nullptr && given->request == &state ? given : nullptr;
   for (const auto& cand : cands) {
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
@@ -320,6 +330,10 @@ absl::Status Improve(const scheduling::Compiled& c,
     for (size_t p = 0; p < c.pools.size(); ++p)
       narrowed->pools[p].types = c.pools[p].types;
     narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
+    // A cap that removes no type is the Karpenter round again, which is
+    // deterministic: the same plan, not cheaper (the largest type of the
+    // catalog, where one family's price grows with its size).
+    if (narrowed->pools[cand.pool].types == c.pools[cand.pool].types) continue;
     // A cap below some pod that has nowhere else to go cannot place the
     // pods the Karpenter plan places, so its round would be rejected: it
     // counts as tried without running (plain workloads: a c6a.large cap
@@ -327,20 +341,23 @@ absl::Status Improve(const scheduling::Compiled& c,
     if (NarrowingStrandsAPod(c, bound, cand.pool,
                              narrowed->pools[cand.pool].types))
       continue;
-    if (!prepared.has_value()) prepared.emplace(scheduling::PreparePods(state));
+    if (pods == nullptr)
+      pods = &prepared.emplace(scheduling::PreparePods(state));
     auto* r =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
     if (!scheduling::Solve(*narrowed, state, gate != nullptr ? *gate : NoGate(),
-                           &*prepared, r)
+                           pods, r)
              .ok())
       continue;
     if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
     best = r->cost();
-    better.emplace_back(
-        r, absl::StrCat("NodePool ", c.pools[cand.pool].name,
-                        " capped at the size of ", c.types[cand.type].name));
+    better.push_back(
+        Better{r,
+               absl::StrCat("NodePool ", c.pools[cand.pool].name,
+                            " capped at the size of ", c.types[cand.type].name),
+               /*merged=*/false});
   }
   // Then the remainder of the best plan so far: its most idle NodeClaim's
   // pods alone (unless one of them is placed relative to other pods),
@@ -378,12 +395,16 @@ absl::Status Improve(const scheduling::Compiled& c,
         });
     }
     std::optional<v1::ScheduleRequest> sub;
+    std::optional<scheduling::PreparedPods> sub_prepared;
     std::optional<std::pair<v1::ScheduleResponse, std::string>> split;
     const std::vector<int> caps = launch >= 0 && bound.report.available()
                                       ? SplitCaps(c, bound, pool, launch)
                                       : std::vector<int>{};
-    if (!caps.empty() && !AnyPlacedRelativeToOthers(state, keys))
+    if (!caps.empty() && !AnyPlacedRelativeToOthers(state, keys)) {
       sub = PodsAlone(state, keys);
+      // The same pods under every cap: their class signatures once.
+      sub_prepared.emplace(scheduling::PreparePods(*sub));
+    }
     for (int cap : caps) {
       if (!sub.has_value()) break;
       ++n;
@@ -393,35 +414,35 @@ absl::Status Improve(const scheduling::Compiled& c,
       narrowed->pools[pool].types = CappedTypes(c, pool, cap);
       v1::ScheduleResponse r;
       if (!scheduling::Solve(*narrowed, *sub,
-                             gate != nullptr ? *gate : NoGate(), &r)
+                             gate != nullptr ? *gate : NoGate(), &*sub_prepared,
+                             &r)
                .ok() ||
           r.unschedulable_size() > 0 || r.cost() >= price - 1e-9)
         continue;
       if (split.has_value() && r.cost() >= split->first.cost() - 1e-9) continue;
       split.emplace(
           std::move(r),
-          absl::StrCat(better.empty()
-                           ? ""
-                           : absl::StrCat(better.back().second, "; then "),
-                       what, " repacked with ", "NodePool ", c.pools[pool].name,
-                       " capped at the size of ", c.types[cap].name));
+          absl::StrCat(
+              better.empty() ? "" : absl::StrCat(better.back().what, "; then "),
+              what, " repacked with ", "NodePool ", c.pools[pool].name,
+              " capped at the size of ", c.types[cap].name));
     }
     if (!split.has_value()) return false;
     auto* merged =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     Replace(plan, ks, split->first, merged);
-    better.emplace_back(merged, std::move(split->second));
+    better.push_back(Better{merged, std::move(split->second), true});
     return true;
   };
   const v1::ScheduleResponse& base_plan =
-      better.empty() ? *out : *better.back().first;
+      better.empty() ? *out : *better.back().plan;
   const int k = indexed ? -1 : Remainder(base_plan);
   if (k >= 0)
     repack(base_plan, {k},
            absl::StrCat("NodeClaim ", base_plan.new_node_claims(k).name(),
                         "'s pods"));
   const v1::ScheduleResponse& last =
-      better.empty() ? *out : *better.back().first;
+      better.empty() ? *out : *better.back().plan;
   const int worst = indexed ? -1 : Remainder(last);
   if (worst >= 0) {
     const std::string& pool = last.new_node_claims(worst).node_pool();
@@ -436,16 +457,24 @@ absl::Status Improve(const scheduling::Compiled& c,
                           kIdleGroup * 100, "% of their CPU or more"));
   }
   rep.set_packings_tried(n);
-  // The cheapest verified improvement (the list is in falling cost).
+  // The cheapest improvement that holds (the list is in falling cost). A
+  // capped plan is one scheduling round over the request with a NodePool
+  // offering fewer instance types: every constraint held in that round as
+  // in the Karpenter round, whose plan is not re-verified either (the tests
+  // verify both, tests/optimize/packing_test.cc). A merged plan joins two
+  // rounds that did not see each other's pods: another pod's anti-affinity
+  // or spread may count the moved pods, and the NodePool's limits the sum
+  // of both, so it is checked by the independent verifier (a full Verify is
+  // ~2x a round on the seed workloads, hence not spent on capped plans).
   for (auto it = better.rbegin(); it != better.rend(); ++it) {
-    if (!Verify(full, *it->first).empty()) continue;
+    if (it->merged && !Verify(full, *it->plan).empty()) continue;
     out->clear_new_node_claims();
     out->clear_existing_nodes();
     out->clear_unschedulable();
     out->clear_instance_type_names();
-    out->MergeFrom(*it->first);
-    out->set_cost(it->first->cost());
-    rep.set_improvement(it->second);
+    out->MergeFrom(*it->plan);
+    out->set_cost(it->plan->cost());
+    rep.set_improvement(it->what);
     break;
   }
   *out->mutable_packing() = rep;
@@ -457,7 +486,8 @@ absl::Status Improve(const scheduling::Compiled& c,
 absl::Status Finish(const scheduling::Compiled& c,
                     const v1::ScheduleRequest& state,
                     const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
-                    const scheduling::DestinationGate* gate) {
+                    const scheduling::DestinationGate* gate,
+                    const scheduling::PreparedPods* prepared) {
   const auto& o = state.options();
   if (!o.packing().empty() && o.packing() != "Karpenter" &&
       o.packing() != "Optimized")
@@ -490,8 +520,8 @@ absl::Status Finish(const scheduling::Compiled& c,
       full.MergeFrom(state);
     }
     int budget = o.packing_budget() > 0 ? o.packing_budget() : kDefaultBudget;
-    if (auto s =
-            Improve(c, state, base ? full : state, bound, budget, gate, out);
+    if (auto s = Improve(c, state, base ? full : state, bound, budget, gate,
+                         prepared, out);
         !s.ok())
       return s;
   }

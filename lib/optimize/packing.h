@@ -18,11 +18,13 @@ namespace nodeplan::optimize {
 // in Optimized mode may replace the plan with a cheaper verified one.
 // Errors: an unknown options.packing or options.costBound value. `gate`
 // (disruption's consolidation simulations, may be null) holds for every
-// alternative packing as it held for the Karpenter round.
+// alternative packing as it held for the Karpenter round. `prepared` (may
+// be null) is PreparePods(state) when the caller has it.
 absl::Status Finish(const scheduling::Compiled& snapshot,
                     const v1::ScheduleRequest& state,
                     const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
-                    const scheduling::DestinationGate* gate = nullptr);
+                    const scheduling::DestinationGate* gate = nullptr,
+                    const scheduling::PreparedPods* prepared = nullptr);
 
 }  // namespace nodeplan::optimize
 

@@ -22,8 +22,14 @@ absl::Status SolveAndFinish(const scheduling::Compiled& c,
   const std::optional<v1::ScheduleRequest> moved =
       scheduling::WithDeletingNodesPodsPending(request);
   const v1::ScheduleRequest& r = moved ? *moved : request;
-  if (auto s = scheduling::Solve(c, r, out); !s.ok()) return s;
-  return optimize::Finish(c, r, base, out);
+  // The Optimized packing reruns the round over the same pods: their
+  // Deployment replicas and class signatures are prepared once for all.
+  std::optional<scheduling::PreparedPods> prepared;
+  if (r.options().packing() == "Optimized")
+    prepared.emplace(scheduling::PreparePods(r));
+  const scheduling::PreparedPods* p = prepared ? &*prepared : nullptr;
+  if (auto s = scheduling::Solve(c, r, p, out); !s.ok()) return s;
+  return optimize::Finish(c, r, base, out, nullptr, p);
 }
 
 class CompiledSnapshot : public Snapshot {

@@ -93,6 +93,11 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const PreparedPods* prepared, v1::ScheduleResponse* out) {
+  return SolveWith(snapshot, state, nullptr, prepared, out);
+}
+
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out) {
   return SolveWith(snapshot, state, &gate, nullptr, out);
 }

@@ -83,6 +83,9 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 // The same reusing `prepared` (PreparePods(state), may be null): the
 // response is the one the call above renders.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const PreparedPods* prepared, v1::ScheduleResponse* out);
+// The gated call reusing `prepared`, likewise.
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, const PreparedPods* prepared,
                    v1::ScheduleResponse* out);
 
