@@ -18,6 +18,11 @@
 //   nodeplan_soak [--clusters N] [--threads T] [--first-seed S]
 //                 [--reorder check|report|off]
 //                 [--requests schedule|disrupt|both]
+//                 [--packing Karpenter|Optimized]
+// --packing Optimized asks every request for the Optimized packing (and
+// Disrupt for its optimized consolidation): the same checks then hold for
+// nodeplan's own plans, which the scheduler's rounds and the verifier meet
+// only through it.
 //   nodeplan_soak --print SEED [--requests schedule|disrupt]
 //       writes that seed's request as JSON (the request a failing seed
 //       names, for triage with the bindings or a test).
@@ -47,6 +52,9 @@
 namespace {
 
 using Rng = std::mt19937_64;
+
+// --packing: set once before the threads start, read by every Make.
+std::string g_packing;  // NOLINT: a flag
 
 template <typename T>
 void Shuffle(google::protobuf::RepeatedPtrField<T>* field, Rng& rng) {
@@ -143,7 +151,9 @@ struct ScheduleSubject {
   using Request = nodeplan::v1::ScheduleRequest;
   static constexpr const char* kName = "Schedule";
   static Request Make(uint64_t seed) {
-    return nodeplan::workload::RandomCluster(seed);
+    Request r = nodeplan::workload::RandomCluster(seed);
+    if (!g_packing.empty()) r.mutable_options()->set_packing(g_packing);
+    return r;
   }
   static Outcome Run(const Request& request, bool verify) {
     return RunAndCheck(
@@ -161,7 +171,9 @@ struct DisruptSubject {
   using Request = nodeplan::v1::DisruptRequest;
   static constexpr const char* kName = "Disrupt";
   static Request Make(uint64_t seed) {
-    return nodeplan::workload::RandomDisruptionCluster(seed);
+    Request r = nodeplan::workload::RandomDisruptionCluster(seed);
+    if (!g_packing.empty()) r.mutable_options()->set_packing(g_packing);
+    return r;
   }
   static Outcome Run(const Request& request, bool verify) {
     return RunAndCheck(
@@ -358,11 +370,15 @@ int main(int argc, char** argv) {
     } else if (flag == "--requests" &&
                (value == "schedule" || value == "disrupt" || value == "both")) {
       cfg.requests = value;
+    } else if (flag == "--packing" &&
+               (value == "Karpenter" || value == "Optimized")) {
+      g_packing = value;
     } else {
       std::fprintf(stderr,
                    "usage: nodeplan_soak [--clusters N] [--threads T] "
                    "[--first-seed S] [--reorder check|report|off] "
-                   "[--requests schedule|disrupt|both]\n"
+                   "[--requests schedule|disrupt|both] "
+                   "[--packing Karpenter|Optimized]\n"
                    "       nodeplan_soak --print SEED "
                    "[--requests schedule|disrupt]\n");
       return 2;
