@@ -198,6 +198,49 @@ bool AnyPlacedRelativeToOthers(const v1::ScheduleRequest& state,
   return false;
 }
 
+// Whether some pending pod of `state` (Deployment replicas included) is
+// placed relative to others.
+bool AnyPendingPlacedRelativeToOthers(const v1::ScheduleRequest& state) {
+  for (const v1::Pod& p : state.pods())
+    if (p.spec().node_name().empty() && PlacedRelativeToOthers(p.spec()))
+      return true;
+  for (const v1::Deployment& d : state.deployments()) {
+    const v1::PodSpec& spec = d.spec().template_().spec();
+    if (spec.node_name().empty() && PlacedRelativeToOthers(spec)) return true;
+  }
+  return false;
+}
+
+// Whether every offering of the snapshot's catalog is an ordinary one (no
+// capacity reservation, whose count NodeClaims share).
+bool NoReservations(const scheduling::Compiled& c) {
+  for (const auto& t : c.types)
+    for (const auto& o : t.offerings)
+      if (o.reservation.id != kNoId) return false;
+  return true;
+}
+
+// Whether a plan merged from `part` (a round over some pods of a plan
+// alone, with NodePool `pool` capped, that placed all of them) holds
+// without checking: `part` holds for its pods by the round's own checks,
+// so what could break is only what the round did not see, the plan's other
+// pods and NodeClaims. It cannot break when
+//   * no pending pod of the request is placed relative to others (the
+//     moved pods count for no other pod's spread or affinity, and have
+//     none themselves);
+//   * `part` places nothing on existing capacity (which the plan's other
+//     pods may already fill), only on its own new NodeClaims;
+//   * the NodePool has no limits (which would count both parts); and
+//   * no offering is a capacity reservation (whose count both parts
+//     would draw on).
+// Otherwise the merged plan goes to the verifier.
+bool MergeHoldsAlone(const scheduling::Compiled& c, int pool,
+                     bool pending_topology, bool reservations,
+                     const v1::ScheduleResponse& part) {
+  return !pending_topology && !reservations &&
+         part.existing_nodes_size() == 0 && !c.pools[pool].has_limits;
+}
+
 // `plan` with its NodeClaims `ks` (ascending) replaced by `part`'s
 // NodeClaims (renamed after the plan's, as a round names them) and
 // placements, written into `*merged` (an empty response, on the candidates'
@@ -311,7 +354,7 @@ absl::Status Improve(const scheduling::Compiled& c,
   struct Better {
     v1::ScheduleResponse* plan;
     std::string what;
-    bool merged;
+    bool verify;
   };
   std::vector<Better> better;
   double best = out->cost();
@@ -357,7 +400,7 @@ absl::Status Improve(const scheduling::Compiled& c,
         Better{r,
                absl::StrCat("NodePool ", c.pools[cand.pool].name,
                             " capped at the size of ", c.types[cand.type].name),
-               /*merged=*/false});
+               /*verify=*/false});
   }
   // Then the remainder of the best plan so far: its most idle NodeClaim's
   // pods alone (unless one of them is placed relative to other pods),
@@ -370,10 +413,13 @@ absl::Status Improve(const scheduling::Compiled& c,
   // long before their CPU (110 pods of 250m on a 32-CPU node), where nodes
   // of a size their CPU fills cost less per pod.
   const bool indexed = state.options().instance_type_encoding() == "Indexed";
+  // What decides whether a merged plan needs the verifier (MergeHoldsAlone).
+  std::optional<bool> pending_topology, reservations;
   // `ks` (ascending) are NodeClaims of `plan` of one NodePool; `what` names
-  // them in the report. True when a cheaper repacking was added to
-  // `better`.
-  auto repack = [&](const v1::ScheduleResponse& plan,
+  // them in the report; `plan_unchecked`: `plan` itself still needs the
+  // verifier (a merged plan: what is built on it needs it too). True when a
+  // cheaper repacking was added to `better`.
+  auto repack = [&](const v1::ScheduleResponse& plan, bool plan_unchecked,
                     const std::vector<int>& ks, const std::string& what) {
     int pool = -1, launch = -1;
     for (size_t p = 0; p < c.pools.size(); ++p)
@@ -431,14 +477,21 @@ absl::Status Improve(const scheduling::Compiled& c,
     auto* merged =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     Replace(plan, ks, split->first, merged);
-    better.push_back(Better{merged, std::move(split->second), true});
+    if (!pending_topology.has_value()) {
+      pending_topology = AnyPendingPlacedRelativeToOthers(state);
+      reservations = !NoReservations(c);
+    }
+    const bool holds = MergeHoldsAlone(c, pool, *pending_topology,
+                                       *reservations, split->first);
+    better.push_back(
+        Better{merged, std::move(split->second), plan_unchecked || !holds});
     return true;
   };
   const v1::ScheduleResponse& base_plan =
       better.empty() ? *out : *better.back().plan;
   const int k = indexed ? -1 : Remainder(base_plan);
   if (k >= 0)
-    repack(base_plan, {k},
+    repack(base_plan, !better.empty() && better.back().verify, {k},
            absl::StrCat("NodeClaim ", base_plan.new_node_claims(k).name(),
                         "'s pods"));
   const v1::ScheduleResponse& last =
@@ -452,7 +505,7 @@ absl::Status Improve(const scheduling::Compiled& c,
           IdleCpu(last.new_node_claims(i)) >= kIdleGroup)
         idle.push_back(i);
     if (idle.size() >= 2)
-      repack(last, idle,
+      repack(last, !better.empty() && better.back().verify, idle,
              absl::StrCat("the pods of ", idle.size(), " NodeClaims idling ",
                           kIdleGroup * 100, "% of their CPU or more"));
   }
@@ -461,13 +514,13 @@ absl::Status Improve(const scheduling::Compiled& c,
   // capped plan is one scheduling round over the request with a NodePool
   // offering fewer instance types: every constraint held in that round as
   // in the Karpenter round, whose plan is not re-verified either (the tests
-  // verify both, tests/optimize/packing_test.cc). A merged plan joins two
-  // rounds that did not see each other's pods: another pod's anti-affinity
-  // or spread may count the moved pods, and the NodePool's limits the sum
-  // of both, so it is checked by the independent verifier (a full Verify is
-  // ~2x a round on the seed workloads, hence not spent on capped plans).
+  // and nodeplan_soak --packing Optimized verify both). A merged plan joins
+  // two rounds that did not see each other's pods; unless MergeHoldsAlone
+  // shows that nothing the repacking round missed can matter, it is checked
+  // by the independent verifier (a full Verify costs about two rounds on
+  // the seed workloads, hence not spent where it cannot fail).
   for (auto it = better.rbegin(); it != better.rend(); ++it) {
-    if (it->merged && !Verify(full, *it->plan).empty()) continue;
+    if (it->verify && !Verify(full, *it->plan).empty()) continue;
     out->clear_new_node_claims();
     out->clear_existing_nodes();
     out->clear_unschedulable();
