@@ -341,10 +341,10 @@ absl::Status Improve(const scheduling::Compiled& c,
   std::vector<Candidate> cands;
   if (bound.report.available()) cands = Candidates(c, bound, *out);
   // One cap per (pool, type), in candidate order. Each candidate is a round
-  // over a copy of the compiled snapshot whose NodePool admits only the
-  // capped types: nothing is recompiled, and the NodePool keeps its name,
-  // requirements and karpenter.sh/nodepool-hash (the narrowing is the
-  // plan's, not the pool's).
+  // over the compiled snapshot whose NodePool admits only the capped types
+  // (Options::pool_types): nothing is recompiled or copied, and the NodePool
+  // keeps its name, requirements and karpenter.sh/nodepool-hash (the
+  // narrowing is the plan's, not the pool's).
   absl::flat_hash_set<std::pair<int, int>> tried;
   // Candidate plans live on one arena: most are dropped, and dropping them
   // (thousands of placements at 5,000 pods) then frees nothing one by one.
@@ -359,7 +359,15 @@ absl::Status Improve(const scheduling::Compiled& c,
   std::vector<Better> better;
   double best = out->cost();
   int n = 0;
-  std::optional<scheduling::Compiled> narrowed;
+  // The instance types each NodePool admits in a candidate round: the
+  // snapshot's, one NodePool capped (scheduling::Options::pool_types; the
+  // snapshot itself is not copied).
+  std::vector<TypeSet> narrowed;
+  auto narrow = [&](int pool, int cap) {
+    narrowed.clear();
+    for (const auto& p : c.pools) narrowed.push_back(p.types);
+    narrowed[pool] = CappedTypes(c, pool, cap);
+  };
   // Every candidate round is a round of `state`: its Deployment replicas
   // and pod class signatures are the same each time.
   std::optional<scheduling::PreparedPods> prepared;
@@ -369,20 +377,16 @@ absl::Status Improve(const scheduling::Compiled& c,
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
     ++n;
-    if (!narrowed.has_value()) narrowed.emplace(c);
-    for (size_t p = 0; p < c.pools.size(); ++p)
-      narrowed->pools[p].types = c.pools[p].types;
-    narrowed->pools[cand.pool].types = CappedTypes(c, cand.pool, cand.type);
+    narrow(cand.pool, cand.type);
     // A cap that removes no type is the Karpenter round again, which is
     // deterministic: the same plan, not cheaper (the largest type of the
     // catalog, where one family's price grows with its size).
-    if (narrowed->pools[cand.pool].types == c.pools[cand.pool].types) continue;
+    if (narrowed[cand.pool] == c.pools[cand.pool].types) continue;
     // A cap below some pod that has nowhere else to go cannot place the
     // pods the Karpenter plan places, so its round would be rejected: it
     // counts as tried without running (plain workloads: a c6a.large cap
     // under 2-CPU pods).
-    if (NarrowingStrandsAPod(c, bound, cand.pool,
-                             narrowed->pools[cand.pool].types))
+    if (NarrowingStrandsAPod(c, bound, cand.pool, narrowed[cand.pool]))
       continue;
     if (pods == nullptr)
       pods = &prepared.emplace(scheduling::PreparePods(state));
@@ -390,8 +394,8 @@ absl::Status Improve(const scheduling::Compiled& c,
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
-    if (!scheduling::Solve(*narrowed, state, gate != nullptr ? *gate : NoGate(),
-                           pods, r)
+    if (!scheduling::Solve(c, state, gate != nullptr ? *gate : NoGate(), pods,
+                           &narrowed, r)
              .ok())
       continue;
     if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
@@ -454,14 +458,10 @@ absl::Status Improve(const scheduling::Compiled& c,
     for (int cap : caps) {
       if (!sub.has_value()) break;
       ++n;
-      if (!narrowed.has_value()) narrowed.emplace(c);
-      for (size_t p = 0; p < c.pools.size(); ++p)
-        narrowed->pools[p].types = c.pools[p].types;
-      narrowed->pools[pool].types = CappedTypes(c, pool, cap);
+      narrow(pool, cap);
       v1::ScheduleResponse r;
-      if (!scheduling::Solve(*narrowed, *sub,
-                             gate != nullptr ? *gate : NoGate(), &*sub_prepared,
-                             &r)
+      if (!scheduling::Solve(c, *sub, gate != nullptr ? *gate : NoGate(),
+                             &*sub_prepared, &narrowed, &r)
                .ok() ||
           r.unschedulable_size() > 0 || r.cost() >= price - 1e-9)
         continue;

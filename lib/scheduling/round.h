@@ -470,6 +470,12 @@ class Round {
   void Reposition(int ci, bool is_new);
   void SortClaimOrder();
   const TypeSet& LimitOk(int pool);
+  // The instance types NodePool `pool` admits in this round: the
+  // snapshot's, or Options::pool_types' (a capped candidate round).
+  const TypeSet& PoolTypes(size_t pool) const {
+    return opt_.pool_types != nullptr ? (*opt_.pool_types)[pool]
+                                      : c_.pools[pool].types;
+  }
   // SatisfiesMinValues over `types`; with `relax`, short floors are lowered
   // in `reqs` to what the types reach and the check passes.
   bool MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,

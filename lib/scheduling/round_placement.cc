@@ -163,7 +163,7 @@ TypeSet Round::OfferCompat(int pool, const Requirements& reqs) {
   if (it != offer_compat_.end()) return it->second;
   TypeSet b(n_);
   const Pool& p = c_.pools[pool];
-  p.types.ForEach([&](size_t i) {
+  PoolTypes(pool).ForEach([&](size_t i) {
     uint64_t mask = p.offering_mask[i];
     for (size_t j = 0; j < c_.types[i].offerings.size() && j < 64; ++j)
       if ((mask >> j & 1) &&
@@ -203,17 +203,17 @@ bool Round::MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
 const TypeSet& Round::LimitOk(int pool) {
   PoolState& ps = pools_[pool];
   if (!ps.limit_dirty) return ps.limit_ok;
-  const Pool& p = c_.pools[pool];
+  const TypeSet& types = PoolTypes(pool);
   bool all = true;
   for (int d : ps.limited)
     if (ps.max_capacity[d] > ps.remaining[d]) all = false;
   if (all) {  // no limits, or none any type can reach yet
-    ps.limit_ok = p.types;
+    ps.limit_ok = types;
     ps.limit_dirty = false;
     return ps.limit_ok;
   }
   ps.limit_ok = TypeSet(n_);
-  p.types.ForEach([&](size_t i) {
+  types.ForEach([&](size_t i) {
     for (int d : ps.limited)
       if (c_.types[i].capacity[d] > ps.remaining[d]) return;
     ps.limit_ok.Set(i);
@@ -766,7 +766,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
       errs.push_back(prefix + "node limits have been exhausted for nodepool");
       continue;
     }
-    TypeSet cand_types = pool.types;
+    TypeSet cand_types = PoolTypes(p);
     cand_types.AndWith(LimitOk(static_cast<int>(p)));
     if (cand_types.None()) {
       errs.push_back(prefix +

@@ -75,7 +75,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     e.price.assign(n_, std::numeric_limits<double>::infinity());
     e.offers.assign(n_, 0);
     e.ct_mask.assign(n_, 0);
-    c_.pools[claim.pool].types.ForEach([&](size_t i) {
+    PoolTypes(claim.pool).ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
         if ((pool.offering_mask[i] >> j & 1) &&

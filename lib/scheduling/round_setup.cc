@@ -961,11 +961,13 @@ absl::Status Round::CompileExisting() {
   // survives), and only then. (Found by benchmarks/karpenter, workload.Varied
   // seed 245: a daemon counted on a PreferNoSchedule in-flight NodeClaim.)
   bool daemons_tolerate_pns = false;
-  for (const Pool& pool : c_.pools) {
-    if (pool.types.None()) continue;
+  for (size_t p = 0; p < c_.pools.size(); ++p) {
+    const Pool& pool = c_.pools[p];
+    const TypeSet& types = PoolTypes(p);
+    if (types.None()) continue;
     Requirements r = pool.reqs;
     if (!pool.reqs.HasMinValues() || opt_.best_effort_min_values ||
-        MinValuesOk(pool.types, r, false, nullptr))
+        MinValuesOk(types, r, false, nullptr))
       daemons_tolerate_pns = true;
   }
   std::vector<std::vector<v1::Toleration>> daemon_tols;
@@ -1211,7 +1213,7 @@ void Round::CompilePoolStates() {
       }
     }
     std::map<std::vector<bool>, int> group_of;
-    pool.types.ForEach([&](size_t i) {
+    PoolTypes(p).ForEach([&](size_t i) {
       std::vector<bool> mask(daemons_.size(), false);
       for (size_t d = 0; d < daemons_.size(); ++d) {
         if (!daemon_ok[d]) continue;
@@ -1240,13 +1242,13 @@ void Round::CompilePoolStates() {
     for (int d = 0; d < kMaxResourceDims; ++d)
       if (pool.has_limits && (pool.limit_mask & (1u << d)))
         ps.limited.push_back(d);
-    pool.types.ForEach([&](size_t i) {
+    PoolTypes(p).ForEach([&](size_t i) {
       for (int d : ps.limited)
         ps.max_capacity[d] =
             std::max(ps.max_capacity[d], c_.types[i].capacity[d]);
     });
     ps.reserved_types = TypeSet(n_);
-    pool.types.ForEach([&](size_t i) {
+    PoolTypes(p).ForEach([&](size_t i) {
       const auto& offs = c_.types[i].offerings;
       for (size_t j = 0; j < offs.size() && j < 64; ++j)
         if (offs[j].capacity_type == k_.v_reserved &&
@@ -1255,11 +1257,11 @@ void Round::CompilePoolStates() {
     });
     // Strict minValues with no pod: a NodePool that cannot meet its own
     // minValues is dropped, as Karpenter drops the template.
-    if (pool.types.None()) {
+    if (PoolTypes(p).None()) {
       ps.dropped = true;
     } else if (pool.reqs.HasMinValues() && !opt_.best_effort_min_values) {
       Requirements r = pool.reqs;
-      if (!MinValuesOk(pool.types, r, false, nullptr)) ps.dropped = true;
+      if (!MinValuesOk(PoolTypes(p), r, false, nullptr)) ps.dropped = true;
     }
   }
 }

@@ -61,6 +61,7 @@ absl::Status SolveWith(const Compiled& snapshot,
                        const v1::ScheduleRequest& state,
                        const DestinationGate* gate,
                        const PreparedPods* prepared,
+                       const std::vector<TypeSet>* pool_types,
                        v1::ScheduleResponse* out) {
   // A gated call is one of disruption's simulations over objects its
   // Disrupt call already validated: checking all of the cluster's pods again
@@ -77,6 +78,9 @@ absl::Status SolveWith(const Compiled& snapshot,
   opt->gate = gate;
   if (prepared != nullptr && prepared->request == &state)
     opt->prepared = prepared;
+  if (pool_types != nullptr && pool_types->size() != snapshot.pools.size())
+    return absl::InternalError("Solve: one TypeSet per NodePool expected");
+  opt->pool_types = pool_types;
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
@@ -89,23 +93,30 @@ absl::Status SolveWith(const Compiled& snapshot,
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, nullptr, nullptr, out);
+  return SolveWith(snapshot, state, nullptr, nullptr, nullptr, out);
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const PreparedPods* prepared, v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, nullptr, prepared, out);
+  return SolveWith(snapshot, state, nullptr, prepared, nullptr, out);
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, &gate, nullptr, out);
+  return SolveWith(snapshot, state, &gate, nullptr, nullptr, out);
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, const PreparedPods* prepared,
                    v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, &gate, prepared, out);
+  return SolveWith(snapshot, state, &gate, prepared, nullptr, out);
+}
+
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, const PreparedPods* prepared,
+                   const std::vector<TypeSet>* pool_types,
+                   v1::ScheduleResponse* out) {
+  return SolveWith(snapshot, state, &gate, prepared, pool_types, out);
 }
 
 PreparedPods PreparePods(const v1::ScheduleRequest& state) {

@@ -65,6 +65,10 @@ struct Options {
   const DestinationGate* gate = nullptr;
   // Set only by the Optimized packing's rounds (never from ScheduleOptions).
   const PreparedPods* prepared = nullptr;
+  // Likewise: the instance types each NodePool admits in this round, in
+  // place of Compiled::pools[p].types (a size cap on one NodePool), so that
+  // a candidate round needs no copy of the snapshot. One per NodePool.
+  const std::vector<TypeSet>* pool_types = nullptr;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
@@ -87,6 +91,13 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 // The gated call reusing `prepared`, likewise.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, const PreparedPods* prepared,
+                   v1::ScheduleResponse* out);
+// The same with NodePool p admitting only (*pool_types)[p] (may be null:
+// Compiled::pools[p].types), one entry per NodePool of the snapshot, each
+// a subset of the snapshot's own: the Optimized packing's capped rounds.
+absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
+                   const DestinationGate& gate, const PreparedPods* prepared,
+                   const std::vector<TypeSet>* pool_types,
                    v1::ScheduleResponse* out);
 
 // The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
