@@ -78,7 +78,11 @@ namespace nodeplan {
 // active without karpenter.sh/do-not-disrupt, or a terminating StatefulSet
 // pod, and no DaemonSet's or mirror pod. A request has no clock and no PDBs:
 // a duration-valued do-not-disrupt counts as active, and PDBs that would
-// block the eviction are not read. Such a node is no destination.
+// block the eviction are not read. Such a node (or in-flight NodeClaim
+// being deleted) is no destination and is not charged to its NodePool's
+// limits, whether or not it gives up a pod; a managed Node whose own
+// deletionTimestamp is set while its NodeClaim's is not stays active, as
+// in Karpenter's state.
 //
 // One call: compiles the request and schedules it. A pod that fits nowhere is
 // an answer (ScheduleResponse.unschedulable), not an error; errors are bad

@@ -22,6 +22,11 @@
 //                  DaemonSet's or mirror pod), as Karpenter's provisioner
 //                  schedules them.
 //   reason         an unschedulable pod carries a non-empty reason.
+//   destination    a pod is placed on existing capacity being deleted (the
+//                  same rule: a Node whose NodeClaim is deleting or
+//                  InstanceTerminating, an unmanaged Node being deleted, a
+//                  NodeClaim deleting or InstanceTerminating); Karpenter
+//                  schedules onto active nodes only.
 //   node           a placement names a NodePool, instance type, Node or
 //                  NodeClaim that the request does not hold. Instance types
 //                  come from request.catalog, else (catalog_ref "aws" or
@@ -80,7 +85,9 @@
 //                  capacity types from all its offerings.
 //   limits         a NodePool's existing nodes plus launched instance types
 //                  exceed spec.limits (for `nodes`: launches while existing
-//                  nodes already reach the limit).
+//                  nodes already reach the limit). Existing capacity being
+//                  deleted is not counted, as Karpenter counts active nodes
+//                  only; a Node and its NodeClaim count once.
 //   input          the request or response cannot be interpreted (e.g. a
 //                  malformed quantity).
 //

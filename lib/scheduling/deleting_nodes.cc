@@ -11,9 +11,8 @@
 #include "scheduling/pods.h"
 
 namespace nodeplan::scheduling {
-namespace {
 
-bool ClaimDeleting(const v1::NodeClaim& c) {
+bool NodeClaimDeleting(const v1::NodeClaim& c) {
   if (!c.metadata().deletion_timestamp().empty()) return true;
   for (const auto& cond : c.status().conditions())
     if (cond.type() == "InstanceTerminating" && cond.status() == "True")
@@ -21,11 +20,18 @@ bool ClaimDeleting(const v1::NodeClaim& c) {
   return false;
 }
 
+bool NodeDeleting(const v1::Node& node, const v1::NodeClaim* claim) {
+  return claim != nullptr ? NodeClaimDeleting(*claim)
+                          : !node.metadata().deletion_timestamp().empty();
+}
+
+namespace {
+
 // The names of the Nodes Karpenter's state takes as being deleted. Most
 // requests mark nothing: they pay one pass over nodes and NodeClaims, no
 // allocation.
 absl::flat_hash_set<std::string> DeletingNodes(const v1::ScheduleRequest& r) {
-  const bool any = absl::c_any_of(r.node_claims(), ClaimDeleting) ||
+  const bool any = absl::c_any_of(r.node_claims(), NodeClaimDeleting) ||
                    absl::c_any_of(r.nodes(), [](const v1::Node& n) {
                      return !n.metadata().deletion_timestamp().empty();
                    });
@@ -37,10 +43,8 @@ absl::flat_hash_set<std::string> DeletingNodes(const v1::ScheduleRequest& r) {
   absl::flat_hash_set<std::string> out;
   for (const v1::Node& n : r.nodes()) {
     auto it = claim_of.find(n.metadata().name());
-    const bool deleting = it != claim_of.end()
-                              ? ClaimDeleting(*it->second)
-                              : !n.metadata().deletion_timestamp().empty();
-    if (deleting) out.insert(n.metadata().name());
+    if (NodeDeleting(n, it != claim_of.end() ? it->second : nullptr))
+      out.insert(n.metadata().name());
   }
   return out;
 }
@@ -97,12 +101,6 @@ std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
     p->mutable_spec()->clear_node_name();
     p->mutable_metadata()->clear_deletion_timestamp();
   }
-  // A deleting Node is no destination; nodeplan's scheduler reads that from
-  // the Node's own deletionTimestamp (a NodeClaim's does not reach it).
-  for (v1::Node& n : *out.mutable_nodes())
-    if (deleting.contains(n.metadata().name()) &&
-        n.metadata().deletion_timestamp().empty())
-      n.mutable_metadata()->set_deletion_timestamp("1970-01-01T00:00:00Z");
   return out;
 }
 

@@ -20,14 +20,23 @@
 
 namespace nodeplan::scheduling {
 
+// Whether the NodeClaim is being deleted: a deletionTimestamp or the
+// InstanceTerminating condition.
+bool NodeClaimDeleting(const v1::NodeClaim& claim);
+
+// Karpenter's StateNode.Deleted for a Node and its NodeClaim (null when it
+// has none): the NodeClaim's state decides; only an unmanaged Node's own
+// deletionTimestamp counts. Such a node is no destination and, like
+// Karpenter's nodes.Active(), not charged to its NodePool's limits.
+bool NodeDeleting(const v1::Node& node, const v1::NodeClaim* claim);
+
 // Whether `request` holds a pod that a deleting node will give up.
 bool HasDeletingNodePods(const v1::ScheduleRequest& request);
 
 // The request with those pods pending (nodeName and deletionTimestamp
-// cleared, in place in the pod list) and each deleting Node stamped as
-// deleting, so the scheduler neither places pods on it nor counts the moved
-// pods there. nullopt when no node gives up a pod (the common case, at no
-// copy).
+// cleared, in place in the pod list). The round leaves deleting nodes out
+// by NodeDeleting. nullopt when no node gives up a pod (the common case, at
+// no copy).
 std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
     const v1::ScheduleRequest& request);
 

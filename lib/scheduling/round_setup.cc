@@ -18,6 +18,7 @@
 #include "nodeplan/taints.h"
 #include "nodeplan/workload.h"
 #include "scheduling/daemonset_pod.h"
+#include "scheduling/deleting_nodes.h"
 #include "scheduling/round.h"
 
 namespace nodeplan::scheduling {
@@ -995,19 +996,24 @@ absl::Status Round::CompileExisting() {
   for (int i = 0; i < req_.nodes_size(); ++i) {
     const v1::Node& node = req_.nodes(i);
     std::string path = absl::StrCat("nodes[", node.metadata().name(), "]");
-    if (node.spec().unschedulable() ||
-        !node.metadata().deletion_timestamp().empty())
-      continue;
+    const v1::NodeClaim* nc = nullptr;
+    int claim_index = -1;
+    if (auto it = claim_by_node.find(node.metadata().name());
+        it != claim_by_node.end()) {
+      claim_index = it->second;
+      nc = &req_.node_claims(claim_index);
+    }
+    // Karpenter schedules onto nodes.Active() only, and charges only those
+    // to the limits: not a node whose NodeClaim is deleting or terminating
+    // (nor an unmanaged Node being deleted). A managed Node's own
+    // deletionTimestamp does not make it inactive (StateNode.Deleted).
+    if (node.spec().unschedulable() || NodeDeleting(node, nc)) continue;
     ExistingNode e;
     e.name = node.metadata().name();
     e.request_node = i;
+    e.request_claim = claim_index;
     const auto& labels = node.metadata().labels();
     bool in_pool = labels.contains(labels::kNodePool);
-    const v1::NodeClaim* nc = nullptr;
-    if (auto it = claim_by_node.find(e.name); it != claim_by_node.end()) {
-      nc = &req_.node_claims(it->second);
-      e.request_claim = it->second;
-    }
     // Karpenter's StateNode: managed with a NodeClaim, and only then
     // possibly uninitialized or unregistered (nodeplan/taints.h). Until it
     // registers, the node goes by its NodeClaim's name and labels (Name(),
@@ -1126,7 +1132,7 @@ absl::Status Round::CompileExisting() {
     if (!nc.status().node_name().empty() &&
         node_index_.contains(nc.status().node_name()))
       continue;
-    if (!nc.metadata().deletion_timestamp().empty()) continue;
+    if (NodeClaimDeleting(nc)) continue;
     std::string path = absl::StrCat("nodeClaims[", nc.metadata().name(), "]");
     ExistingNode e;
     e.name = nc.metadata().name();

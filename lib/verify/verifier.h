@@ -78,6 +78,14 @@ struct Site {
   std::vector<int> placed;
   std::string node_pool;
   Resources capacity;  // for limits: existing capacity or launch capacity
+  // Existing capacity Karpenter's state takes as being deleted (a Node
+  // whose NodeClaim is deleting or terminating, an unmanaged Node being
+  // deleted, a NodeClaim deleting or terminating): no destination, and not
+  // charged to limits (Karpenter's nodes.Active()).
+  bool deleting = false;
+  // A NodeClaim whose Node is in the request: the Node's site stands for
+  // both in the limits.
+  bool has_node = false;
 };
 
 struct PodEntry {

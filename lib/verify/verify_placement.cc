@@ -57,6 +57,10 @@ void Verifier::CheckCoverage() {
     if (site < 0) {
       Add("node", where, "the request holds no such Node or NodeClaim");
     }
+    if (site >= 0 && sites_[site].deleting && placement.pods_size() > 0) {
+      Add("destination", where,
+          "is being deleted: Karpenter places pods on active nodes only");
+    }
     for (const auto& pod : placement.pods()) Place(pod, site, where);
   }
   for (const auto& u : response_.unschedulable()) {
@@ -323,7 +327,7 @@ void Verifier::CheckLimits() {
     Resources used;
     int existing = 0, launched = 0;
     for (const Site& site : sites_) {
-      if (site.node_pool != name) continue;
+      if (site.node_pool != name || site.deleting || site.has_node) continue;
       if (site.kind == SiteKind::kNew) {
         ++launched;
       } else {

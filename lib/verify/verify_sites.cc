@@ -233,6 +233,7 @@ void Verifier::IndexExistingSites() {
                                          site.capacity, &error)) {
       Add("input", site.subject, "malformed capacity " + error);
     }
+    site.deleting = deleting_nodes_.contains(site.name);
     site.views.push_back(std::move(view));
     node_sites_.emplace(site.name, static_cast<int>(sites_.size()));
     sites_.push_back(std::move(site));
@@ -271,6 +272,12 @@ void Verifier::IndexExistingSites() {
     }
     verify_internal::ParseResources(claim.status().capacity(), site.capacity,
                                     nullptr);
+    site.deleting = !claim.metadata().deletion_timestamp().empty();
+    for (const auto& cond : claim.status().conditions())
+      if (cond.type() == "InstanceTerminating" && cond.status() == "True")
+        site.deleting = true;
+    site.has_node = !claim.status().node_name().empty() &&
+                    node_sites_.contains(claim.status().node_name());
     site.views.push_back(std::move(view));
     claim_sites_.emplace(site.name, static_cast<int>(sites_.size()));
     sites_.push_back(std::move(site));

@@ -160,6 +160,119 @@ TEST(KarpenterDeletingNodes, KarpentersOtherRules) {
   }
 }
 
+// Which existing capacity takes a pending pod: Karpenter schedules onto
+// nodes.Active() only, which leaves out a node whose NodeClaim is being
+// deleted or terminating even when it has no pod to give up, and an
+// unmanaged Node being deleted; a managed Node's own deletionTimestamp does
+// not make it inactive (StateNode.Deleted). An in-flight NodeClaim being
+// deleted holds nothing either.
+TEST(KarpenterDeletingNodes, DeletingCapacityTakesNoPendingPod) {
+  struct Case {
+    const char* name;
+    std::function<void(v1::ScheduleRequest&)> edit;
+    bool on_n1;
+  } cases[] = {
+      {"active", [](v1::ScheduleRequest&) {}, true},
+      {"NodeClaim deleting, no pod to give up",
+       [](v1::ScheduleRequest& r) {
+         r.mutable_node_claims(0)->mutable_metadata()->set_deletion_timestamp(
+             "2026-12-01T00:00:00Z");
+       },
+       false},
+      {"NodeClaim InstanceTerminating",
+       [](v1::ScheduleRequest& r) {
+         auto* cond =
+             r.mutable_node_claims(0)->mutable_status()->add_conditions();
+         cond->set_type("InstanceTerminating");
+         cond->set_status("True");
+       },
+       false},
+      {"Node deleting, NodeClaim not",
+       [](v1::ScheduleRequest& r) {
+         r.mutable_nodes(0)->mutable_metadata()->set_deletion_timestamp(
+             "2026-12-01T00:00:00Z");
+       },
+       true},
+      {"unmanaged Node deleting",
+       [](v1::ScheduleRequest& r) {
+         r.clear_node_claims();
+         r.mutable_nodes(0)->mutable_metadata()->set_deletion_timestamp(
+             "2026-12-01T00:00:00Z");
+       },
+       false},
+  };
+  for (const Case& c : cases) {
+    auto r = KRequest();
+    v1::Node n = KNode("n1", "small-instance-type", "test-zone-1", "1900m",
+                       "2038Mi", "5", true);
+    *r.add_node_claims() = LinkedClaim(n);
+    *r.add_nodes() = n;
+    *r.add_pods() = Pod("p", "100m", "100M");
+    c.edit(r);
+    auto resp = MustSchedule(r);
+    const bool on_n1 = resp.existing_nodes_size() == 1 &&
+                       resp.existing_nodes(0).name() == "n1";
+    EXPECT_EQ(on_n1, c.on_n1) << c.name;
+    EXPECT_EQ(resp.new_node_claims_size(), c.on_n1 ? 0 : 1) << c.name;
+    for (const auto& v : Verify(r, resp))
+      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
+                    << v.message;
+  }
+
+  // An in-flight NodeClaim (no Node yet) being deleted.
+  auto r = KRequest();
+  v1::Node n = KNode("n1", "small-instance-type", "test-zone-1", "1900m",
+                     "2038Mi", "5", true);
+  v1::NodeClaim in_flight = LinkedClaim(n);
+  in_flight.mutable_status()->clear_node_name();
+  (*in_flight.mutable_metadata()
+        ->mutable_labels())["node.kubernetes.io/instance-type"] =
+      "small-instance-type";
+  *r.add_node_claims() = in_flight;
+  *r.add_pods() = Pod("p", "100m", "100M");
+  auto live = MustSchedule(r);
+  EXPECT_EQ(live.new_node_claims_size(), 0);
+  r.mutable_node_claims(0)->mutable_metadata()->set_deletion_timestamp(
+      "2026-12-01T00:00:00Z");
+  auto deleting = MustSchedule(r);
+  EXPECT_EQ(deleting.existing_nodes_size(), 0);
+  EXPECT_EQ(deleting.new_node_claims_size(), 1);
+}
+
+// Nor does Karpenter charge such a node to its NodePool's limits (the
+// scheduler subtracts the capacity of active nodes only): with a 2-CPU
+// limit, a full 2-CPU node leaves no room while it is active, and all of it
+// once its NodeClaim is being deleted.
+TEST(KarpenterDeletingNodes, DeletingNodesAreNotChargedToLimits) {
+  for (const bool deleting : {false, true}) {
+    auto r = KRequest();
+    (*Pool0(r).mutable_spec()->mutable_limits())["cpu"] = "2";
+    v1::Node n = KNode("n1", "small-instance-type", "test-zone-1", "1900m",
+                       "2038Mi", "5", true);
+    (*n.mutable_status()->mutable_capacity())["cpu"] = "2";
+    v1::NodeClaim c = LinkedClaim(n);
+    if (deleting)
+      c.mutable_metadata()->set_deletion_timestamp("2026-12-01T00:00:00Z");
+    *r.add_node_claims() = c;
+    *r.add_nodes() = n;
+    // A DaemonSet's pod fills the node and stays with it.
+    v1::Pod daemon = Owned("DaemonSet");
+    daemon.mutable_metadata()->set_name("daemon");
+    (*daemon.mutable_spec()
+          ->mutable_containers(0)
+          ->mutable_resources()
+          ->mutable_requests())["cpu"] = "1800m";
+    *r.add_pods() = BoundTo(daemon, "n1");
+    *r.add_pods() = Pod("p", "500m", "100M");
+    auto resp = MustSchedule(r);
+    EXPECT_EQ(resp.new_node_claims_size(), deleting ? 1 : 0) << deleting;
+    EXPECT_EQ(resp.unschedulable_size(), deleting ? 0 : 1) << deleting;
+    for (const auto& v : Verify(r, resp))
+      ADD_FAILURE() << deleting << ": " << v.rule << " " << v.subject << ": "
+                    << v.message;
+  }
+}
+
 // The cluster handle answers as the one-shot call does (its compiled fast
 // path steps aside while a deleting node gives pods up).
 TEST(KarpenterDeletingNodes, ClusterHandleAgrees) {

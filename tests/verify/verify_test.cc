@@ -125,6 +125,21 @@ Plan Baseline() {
   return plan;
 }
 
+// node-1's NodeClaim (managed by NodePool default, linked by nodeName).
+v1::NodeClaim LinkedNodeClaim(Plan& p) {
+  v1::NodeClaim c;
+  c.mutable_metadata()->set_name("node-1-claim");
+  (*c.mutable_metadata()->mutable_labels())["karpenter.sh/nodepool"] =
+      "default";
+  c.mutable_status()->set_node_name("node-1");
+  (*c.mutable_status()->mutable_capacity())["cpu"] = "2";
+  (*p.node().mutable_metadata()->mutable_labels())["karpenter.sh/registered"] =
+      "true";
+  (*p.node().mutable_metadata()->mutable_labels())["karpenter.sh/initialized"] =
+      "true";
+  return c;
+}
+
 v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
   v1::PodAffinityTerm term;
   *term.mutable_label_selector() = MatchLabels({{"app", app}});
@@ -800,6 +815,53 @@ std::vector<Case> Cases() {
                ->mutable_labels())["karpenter.sh/nodepool"] = "default";
        },
        "limits"},
+      {"placed on an unmanaged node being deleted",
+       [](Plan& p) {
+         p.node().mutable_metadata()->set_deletion_timestamp(
+             "2026-12-01T00:00:00Z");
+       },
+       "destination"},
+      {"placed on a node whose NodeClaim is being deleted",
+       [](Plan& p) {
+         v1::NodeClaim c = LinkedNodeClaim(p);
+         c.mutable_metadata()->set_deletion_timestamp("2026-12-01T00:00:00Z");
+         *p.req.add_node_claims() = c;
+       },
+       "destination"},
+      {"a managed node being deleted, its NodeClaim not, is active",
+       [](Plan& p) {
+         *p.req.add_node_claims() = LinkedNodeClaim(p);
+         p.node().mutable_metadata()->set_deletion_timestamp(
+             "2026-12-01T00:00:00Z");
+       },
+       ""},
+      {"NodePool limits count a Node and its NodeClaim once",
+       [](Plan& p) {
+         (*p.pool().mutable_spec()->mutable_limits())["cpu"] = "4";
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/nodepool"] = "default";
+         *p.req.add_node_claims() = LinkedNodeClaim(p);
+       },
+       ""},
+      {"NodePool limits leave out a node being deleted",
+       [](Plan& p) {
+         (*p.pool().mutable_spec()->mutable_limits())["cpu"] = "3";
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/nodepool"] = "default";
+         v1::NodeClaim c = LinkedNodeClaim(p);
+         c.mutable_metadata()->set_deletion_timestamp("2026-12-01T00:00:00Z");
+         *p.req.add_node_claims() = c;
+         // Nothing is placed on it and its bound pod has finished; web-1
+         // waits.
+         p.resp.clear_existing_nodes();
+         auto* u = p.resp.add_unschedulable();
+         u->set_pod("default/web-1");
+         u->set_reason("kept out of this test");
+         p.pod("bound-1").mutable_status()->set_phase("Succeeded");
+       },
+       ""},
       {"malformed quantity",
        [](Plan& p) {
          (*p.pod("api-0")
