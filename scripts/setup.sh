@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs what nodeplan needs on a fresh Debian 12 machine, idempotently:
 # Debian packages for the C++ build (and chromium, in which tests/cli renders
-# the `-o html` page headless), a Python virtual environment with
-# protobuf and pytest from PyPI, and Go's protoc-gen-go from the module proxy.
+# the `-o html` page headless; with --fuzz, clang and libFuzzer), a Python
+# virtual environment with protobuf and pytest from PyPI, and Go's
+# protoc-gen-go from the module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
       libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libyaml-dev libcli11-dev
       clang-format chromium coinor-libclp-dev)
+# --fuzz: also clang-14 and libFuzzer for the `fuzz` preset (tests/fuzz/README.md);
+# CI replays the corpora with gcc and does not need them.
+if [ "${1:-}" = "--fuzz" ]; then
+  debs+=(clang-14 libfuzzer-14-dev)
+fi
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
