@@ -33,6 +33,9 @@ inline constexpr absl::string_view kCloudProviderUninitialized =
 inline constexpr absl::string_view kDisrupted = "karpenter.sh/disrupted";
 inline constexpr absl::string_view kUnregistered = "karpenter.sh/unregistered";
 inline constexpr absl::string_view kReadinessPrefix = "readiness.k8s.io/";
+// What a cordoned Node (spec.unschedulable) carries, NoSchedule.
+inline constexpr absl::string_view kUnschedulable =
+    "node.kubernetes.io/unschedulable";
 }  // namespace taints
 
 // Toleration.ToleratesTaint: a non-empty toleration effect must equal the
@@ -105,7 +108,12 @@ TaintList EffectiveNodeTaints(const NodeTaintsInput& input);
 // unmanaged Node; `node` nullptr: a NodeClaim in flight (no Node yet).
 // Registered and initialized are read from the Node's labels.
 //
-// StateNode.Taints: EffectiveNodeTaints of the pair.
+// StateNode.Taints: EffectiveNodeTaints of the pair. A cordoned Node
+// (spec.unschedulable) counts as carrying node.kubernetes.io/unschedulable:
+// NoSchedule even when its manifest lacks it: Kubernetes' node lifecycle
+// controller adds that taint, which is all Karpenter sees of a cordon, and
+// the scheduler's NodeUnschedulable filter lets exactly the pods that
+// tolerate it through.
 TaintList StateNodeTaints(const v1::Node* node, const v1::NodeClaim* claim);
 // StateNode.Initialized: true without a NodeClaim, else the Node exists and
 // its label karpenter.sh/initialized is "true".

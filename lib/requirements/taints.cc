@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -169,7 +170,21 @@ bool StateNodeRegistered(const v1::Node* node, const v1::NodeClaim* claim) {
 
 TaintList StateNodeTaints(const v1::Node* node, const v1::NodeClaim* claim) {
   NodeTaintsInput in;
+  TaintList cordoned;
   if (node != nullptr) in.node_taints = &node->spec().taints();
+  if (node != nullptr && node->spec().unschedulable()) {
+    cordoned = node->spec().taints();
+    const bool tainted = absl::c_any_of(cordoned, [](const v1::Taint& t) {
+      return t.key() == taints::kUnschedulable &&
+             t.effect() == taints::kNoSchedule;
+    });
+    if (!tainted) {
+      v1::Taint* t = cordoned.Add();
+      t->set_key(std::string(taints::kUnschedulable));
+      t->set_effect(std::string(taints::kNoSchedule));
+    }
+    in.node_taints = &cordoned;
+  }
   if (claim != nullptr) {
     in.nodeclaim_taints = &claim->spec().taints();
     in.nodeclaim_startup_taints = &claim->spec().startup_taints();

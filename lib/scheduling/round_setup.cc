@@ -1006,8 +1006,9 @@ absl::Status Round::CompileExisting() {
     // Karpenter schedules onto nodes.Active() only, and charges only those
     // to the limits: not a node whose NodeClaim is deleting or terminating
     // (nor an unmanaged Node being deleted). A managed Node's own
-    // deletionTimestamp does not make it inactive (StateNode.Deleted).
-    if (node.spec().unschedulable() || NodeDeleting(node, nc)) continue;
+    // deletionTimestamp does not make it inactive (StateNode.Deleted). A
+    // cordoned node stays, tainted (StateNodeTaints).
+    if (NodeDeleting(node, nc)) continue;
     ExistingNode e;
     e.name = node.metadata().name();
     e.request_node = i;

@@ -197,8 +197,24 @@ void Verifier::IndexExistingSites() {
     const bool managed = claim != nullptr;
     const bool registered = label_true(labels::kRegistered);
     const bool initialized = !managed || label_true(labels::kInitialized);
+    // A cordoned Node carries node.kubernetes.io/unschedulable:NoSchedule
+    // (added by Kubernetes' node lifecycle controller when a manifest lacks
+    // it); only the Node's own taints, when they are the ones that count.
+    google::protobuf::RepeatedPtrField<v1::Taint> node_taints =
+        node.spec().taints();
+    if (node.spec().unschedulable()) {
+      bool tainted = false;
+      for (const auto& t : node_taints)
+        tainted |= t.key() == "node.kubernetes.io/unschedulable" &&
+                   t.effect() == "NoSchedule";
+      if (!tainted) {
+        v1::Taint* t = node_taints.Add();
+        t->set_key("node.kubernetes.io/unschedulable");
+        t->set_effect("NoSchedule");
+      }
+    }
     const auto& taints =
-        managed && !registered ? claim->spec().taints() : node.spec().taints();
+        managed && !registered ? claim->spec().taints() : node_taints;
     for (const auto& t : taints) {
       if (t.effect() == "PreferNoSchedule") continue;
       if (!initialized) {
