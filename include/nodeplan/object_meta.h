@@ -11,7 +11,9 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "nodeplan/v1/k8s.pb.h"
 
 namespace nodeplan {
@@ -40,6 +42,14 @@ inline bool IsOwnedByStatefulSet(const v1::Pod& pod) {
 inline bool IsOwnedByNode(const v1::Pod& pod) {
   return IsOwnedBy(pod.metadata(), "v1", "Node");
 }
+
+// A karpenter.sh/do-not-disrupt value other than "true" (which protects
+// the pod for as long as it runs; callers test for it first) as the
+// duration it protects the pod from its start: a positive Go duration.
+// Anything else is invalid, with the reason Karpenter's warning gives
+// ("Never" too: Go's time.ParseDuration refuses it), and protects nothing.
+// The scheduler and the disruption engine both read the annotation here.
+absl::StatusOr<absl::Duration> DoNotDisruptDuration(absl::string_view value);
 
 }  // namespace nodeplan
 

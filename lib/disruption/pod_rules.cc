@@ -7,29 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "disruption/clock.h"
 #include "nodeplan/labels.h"
+#include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
 #include "nodeplan/taints.h"
 
 namespace nodeplan::disruption {
-namespace {
-
-// The annotation as a positive duration, or why not.
-absl::StatusOr<absl::Duration> DoNotDisruptDuration(absl::string_view value) {
-  absl::StatusOr<int64_t> nanos = ParseDuration(value);
-  if (!nanos.ok() || *nanos == kNeverDuration) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "failed to parse \"", value, "\" as a duration: ",
-        nanos.ok() ? absl::StrCat("time: invalid duration \"", value, "\"")
-                   : std::string(nanos.status().message())));
-  }
-  if (*nanos <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("duration \"", value, "\" must be positive"));
-  }
-  return absl::Nanoseconds(*nanos);
-}
-
-}  // namespace
 
 bool IsTerminal(const v1::Pod& pod) {
   return pod.status().phase() == "Succeeded" ||

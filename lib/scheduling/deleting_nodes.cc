@@ -6,8 +6,8 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
-#include "nodeplan/quantity.h"
 #include "scheduling/pods.h"
 
 namespace nodeplan::scheduling {
@@ -50,14 +50,12 @@ absl::flat_hash_set<std::string> DeletingNodes(const v1::ScheduleRequest& r) {
 }
 
 // karpenter.sh/do-not-disrupt protects an active pod: "true", or a positive
-// duration (no clock here: taken as still running); other values are
-// ignored, as Karpenter ignores them.
+// duration (no clock here: taken as still running); other values, "Never"
+// among them, are ignored, as Karpenter ignores them.
 bool DoNotDisruptActive(const v1::Pod& p) {
-  auto it = p.metadata().annotations().find("karpenter.sh/do-not-disrupt");
+  auto it = p.metadata().annotations().find(labels::kDoNotDisrupt);
   if (it == p.metadata().annotations().end()) return false;
-  if (it->second == "true") return true;
-  absl::StatusOr<int64_t> d = ParseDuration(it->second);
-  return d.ok() && *d > 0;
+  return it->second == "true" || DoNotDisruptDuration(it->second).ok();
 }
 
 // IsReschedulable and IsDisruptable of Karpenter's pod utilities.

@@ -317,9 +317,13 @@ void CheckAffinityTerms(
         [&] { return absl::StrCat(term(), ".namespaceSelector"); }, r);
     // matchLabelKeys / mismatchLabelKeys are label keys (the scheduler
     // merges them into the selector as the API server does).
-    for (const auto& [field, keys] :
+    for (const auto& named :
          {std::pair{"matchLabelKeys", &t.match_label_keys()},
           std::pair{"mismatchLabelKeys", &t.mismatch_label_keys()}}) {
+      // Not a structured binding: clang 14 (the fuzz preset) cannot capture
+      // one in a lambda.
+      const char* field = named.first;
+      const auto* keys = named.second;
       for (int k = 0; k < keys->size(); ++k) {
         CheckLabelName(
             [&] { return absl::StrCat(term(), ".", field, "[", k, "]"); },

@@ -32,8 +32,9 @@ bool LeavesDeletingNode(const v1::Pod& pod) {
   auto it = pod.metadata().annotations().find("karpenter.sh/do-not-disrupt");
   if (it == pod.metadata().annotations().end()) return true;
   if (it->second == "true") return false;
+  // A positive Go duration protects it; "Never" is no Go duration.
   absl::StatusOr<int64_t> d = ParseDuration(it->second);
-  return !(d.ok() && *d > 0);
+  return !(d.ok() && *d > 0 && *d != kNeverDuration);
 }
 
 Expr ToExpr(const v1::NodeSelectorRequirement& r) {

@@ -104,6 +104,21 @@ TEST(KarpenterDeletingNodes, KarpentersOtherRules) {
                ->mutable_annotations())["karpenter.sh/do-not-disrupt"] = "true";
        },
        false},
+      {"do-not-disrupt, Never (invalid for Go's ParseDuration)",
+       [](v1::ScheduleRequest& r) {
+         (*r.mutable_pods(0)
+               ->mutable_metadata()
+               ->mutable_annotations())["karpenter.sh/do-not-disrupt"] =
+             "Never";
+       },
+       true},
+      {"do-not-disrupt, a duration",
+       [](v1::ScheduleRequest& r) {
+         (*r.mutable_pods(0)
+               ->mutable_metadata()
+               ->mutable_annotations())["karpenter.sh/do-not-disrupt"] = "1h";
+       },
+       false},
       {"do-not-disrupt, invalid value",
        [](v1::ScheduleRequest& r) {
          (*r.mutable_pods(0)
@@ -157,6 +172,9 @@ TEST(KarpenterDeletingNodes, KarpentersOtherRules) {
     c.edit(r);
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), c.new_node ? 1 : 0) << c.name;
+    for (const auto& v : Verify(r, resp))
+      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
+                    << v.message;
   }
 }
 
