@@ -98,6 +98,10 @@ std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
     v1::Pod* p = out.mutable_pods(i);
     p->mutable_spec()->clear_node_name();
     p->mutable_metadata()->clear_deletion_timestamp();
+    // Karpenter appends these pods to the ones it schedules as they are:
+    // the pending pods' filters (nominated, gated) do not apply to them.
+    p->mutable_status()->clear_nominated_node_name();
+    p->mutable_spec()->clear_scheduling_gates();
   }
   return out;
 }

@@ -104,6 +104,17 @@ TEST(KarpenterDeletingNodes, KarpentersOtherRules) {
                ->mutable_annotations())["karpenter.sh/do-not-disrupt"] = "true";
        },
        false},
+      {"nominated elsewhere (found by fuzz_schedule_request)",
+       [](v1::ScheduleRequest& r) {
+         r.mutable_pods(0)->mutable_status()->set_nominated_node_name("n2");
+       },
+       true},
+      {"scheduling gate left on a running pod",
+       [](v1::ScheduleRequest& r) {
+         r.mutable_pods(0)->mutable_spec()->add_scheduling_gates()->set_name(
+             "example.com/gate");
+       },
+       true},
       {"do-not-disrupt, Never (invalid for Go's ParseDuration)",
        [](v1::ScheduleRequest& r) {
          (*r.mutable_pods(0)
