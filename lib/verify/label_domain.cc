@@ -1,6 +1,7 @@
 #include "verify/label_domain.h"
 
 #include <cctype>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -8,23 +9,6 @@
 
 namespace nodeplan::verify_internal {
 namespace {
-
-std::optional<int64_t> ParseInt(const std::string& s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-' || s[0] == '+') {
-    negative = s[0] == '-';
-    i = 1;
-    if (s.size() == 1) return std::nullopt;
-  }
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
-    v = v * 10 + (s[i] - '0');
-  }
-  return negative ? -v : v;
-}
 
 bool IsBoundOp(const std::string& op) {
   return op == "Gt" || op == "Lt" || op == "Gte" || op == "Lte";
@@ -34,11 +18,23 @@ bool IsBoundOp(const std::string& op) {
 bool BoundsOf(const Expr& e, std::optional<int64_t>& lo,
               std::optional<int64_t>& hi) {
   if (e.values.size() != 1) return false;
-  const std::optional<int64_t> n = ParseInt(e.values[0]);
+  const std::optional<int64_t> n = ParseGoInt64(e.values[0]);
   if (!n) return false;
-  if (e.op == "Gt") lo = *n + 1;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  // Karpenter turns Gt n into Gte n+1 and Lt n into Lte n-1 with Go's
+  // wrapping ints: Gt MaxInt matches nothing (it says so), Lt MinInt wraps
+  // to Lte MaxInt.
+  if (e.op == "Gt") {
+    if (*n == kMax) {
+      lo = kMax;
+      hi = kMin;
+      return true;
+    }
+    lo = *n + 1;
+  }
   if (e.op == "Gte") lo = *n;
-  if (e.op == "Lt") hi = *n - 1;
+  if (e.op == "Lt") hi = *n == kMin ? kMax : *n - 1;
   if (e.op == "Lte") hi = *n;
   return true;
 }
@@ -46,7 +42,7 @@ bool BoundsOf(const Expr& e, std::optional<int64_t>& lo,
 bool InBounds(const std::string& value, std::optional<int64_t> lo,
               std::optional<int64_t> hi) {
   if (!lo && !hi) return true;
-  const std::optional<int64_t> n = ParseInt(value);
+  const std::optional<int64_t> n = ParseGoInt64(value);
   if (!n) return false;
   return (!lo || *n >= *lo) && (!hi || *n <= *hi);
 }
@@ -74,6 +70,27 @@ bool ValuePasses(const std::string& v, const Expr& e) {
 }
 
 }  // namespace
+
+std::optional<int64_t> ParseGoInt64(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  const bool negative = s[0] == '-';
+  // Accumulate negatively so that the minimum int64 fits.
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const int digit = s[i] - '0';
+    if (v < (std::numeric_limits<int64_t>::min() + digit) / 10) {
+      return std::nullopt;
+    }
+    v = v * 10 - digit;
+  }
+  if (!negative) {
+    if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
+    v = -v;
+  }
+  return v;
+}
 
 Domain Domain::Fixed(const std::string& value) {
   Domain d;

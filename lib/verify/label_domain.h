@@ -86,6 +86,11 @@ void NarrowSpace(LabelSpace& space, const Expr& e);
 // Karpenter's key aliases (beta labels) mapped to their current names.
 std::string NormalizeKey(const std::string& key);
 
+// A Go int on 64 bits (strconv.Atoi, strconv.ParseInt base 10), as
+// Karpenter reads label values, bounds and toleration values: an optional
+// sign, then decimal digits, within int64; nullopt otherwise.
+std::optional<int64_t> ParseGoInt64(const std::string& s);
+
 // Every expression definitely (or possibly) holds.
 bool AllDefinitely(const LabelLookup& space, const std::vector<Expr>& exprs);
 bool AllPossibly(const LabelLookup& space, const std::vector<Expr>& exprs);

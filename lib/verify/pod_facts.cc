@@ -28,28 +28,6 @@ Expr ToExpr(const v1::NodeSelectorRequirement& r) {
   return e;
 }
 
-// A Go int64 (strconv.ParseInt base 10): optional sign, digits, in range.
-std::optional<int64_t> ParseInt64(const std::string& s) {
-  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (i == s.size()) return std::nullopt;
-  const bool negative = s[0] == '-';
-  // Accumulate negatively so that the minimum int64 fits.
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    const int digit = s[i] - '0';
-    if (v < (std::numeric_limits<int64_t>::min() + digit) / 10) {
-      return std::nullopt;
-    }
-    v = v * 10 - digit;
-  }
-  if (!negative) {
-    if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
-    v = -v;
-  }
-  return v;
-}
-
 // As Kubernetes' Toleration.ToleratesTaint: an empty key matches every key
 // and the operator still decides (an empty-key Equal toleration, which the
 // API server refuses but Karpenter's code accepts, tolerates taints whose
@@ -61,8 +39,8 @@ bool ToleratesOne(const v1::Toleration& t, const v1::Taint& taint) {
   if (op == "Exists") return true;
   if (op.empty() || op == "Equal") return t.value() == taint.value();
   if (op == "Lt" || op == "Gt") {
-    const auto taint_value = ParseInt64(taint.value());
-    const auto tol_value = ParseInt64(t.value());
+    const auto taint_value = ParseGoInt64(taint.value());
+    const auto tol_value = ParseGoInt64(t.value());
     if (!taint_value || !tol_value) return false;
     return op == "Lt" ? *taint_value < *tol_value : *taint_value > *tol_value;
   }
