@@ -34,9 +34,9 @@ bool NodeDeleting(const v1::Node& node, const v1::NodeClaim* claim);
 bool HasDeletingNodePods(const v1::ScheduleRequest& request);
 
 // The request with those pods pending (nodeName, deletionTimestamp,
-// nominatedNodeName and schedulingGates cleared, in place in the pod list). The round leaves deleting nodes out
-// by NodeDeleting. nullopt when no node gives up a pod (the common case, at
-// no copy).
+// nominatedNodeName and schedulingGates cleared, in place in the pod list). The
+// round leaves deleting nodes out by NodeDeleting. nullopt when no node gives
+// up a pod (the common case, at no copy).
 std::optional<v1::ScheduleRequest> WithDeletingNodesPodsPending(
     const v1::ScheduleRequest& request);
 
