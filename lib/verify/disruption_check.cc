@@ -463,19 +463,24 @@ class DisruptionChecker {
         if (placed.contains(Key(p))) *sreq.add_pods() = p;
         continue;
       }
+      // A moved pod is rescheduled as it is: the pending pods' filters
+      // (gated, nominated elsewhere) are not Karpenter's for it.
+      auto as_pending = [](const v1::Pod& pod) {
+        v1::Pod moved = pod;
+        moved.mutable_spec()->clear_node_name();
+        moved.mutable_spec()->clear_scheduling_gates();
+        moved.mutable_status()->clear_nominated_node_name();
+        moved.mutable_status()->set_phase("Pending");
+        return moved;
+      };
       if (removed.contains(p.spec().node_name())) {
         if (!placed.contains(Key(p))) continue;
-        v1::Pod moved = p;
-        moved.mutable_spec()->clear_node_name();
+        v1::Pod moved = as_pending(p);
         moved.mutable_metadata()->clear_deletion_timestamp();
-        moved.mutable_status()->set_phase("Pending");
         *sreq.add_pods() = moved;
       } else if (placed.contains(Key(p))) {
         // A pod of a deleting node moved by the simulation.
-        v1::Pod moved = p;
-        moved.mutable_spec()->clear_node_name();
-        moved.mutable_status()->set_phase("Pending");
-        *sreq.add_pods() = moved;
+        *sreq.add_pods() = as_pending(p);
       } else {
         *sreq.add_pods() = p;
       }
