@@ -45,6 +45,27 @@ const std::set<std::string>& Verifier::CatalogDomains(const std::string& key) {
   auto it = catalog_domains_.find(key);
   if (it != catalog_domains_.end()) return it->second;
   std::set<std::string> values;
+  // Karpenter's buildDomainGroups reads each NodePool's template
+  // requirements and labels and its instance types' requirements; the
+  // karpenter.sh/nodepool label its NodeClaims get is none of these, so a
+  // NodePool's name is a domain only once a node carries it (or a template
+  // names it: an In requirement's values, any requirement's values when the
+  // NodePool has instance types, as Requirement.Values lists a NotIn's).
+  if (key == labels::kNodePool) {
+    for (const auto& pool : request_.node_pools()) {
+      const auto& tmpl = pool.spec().template_();
+      if (auto it = tmpl.metadata().labels().find(key);
+          it != tmpl.metadata().labels().end())
+        values.insert(it->second);
+      const v1::Catalog* catalog = PoolCatalog(pool);
+      const bool has_types =
+          catalog != nullptr && catalog->instance_types_size() > 0;
+      for (const auto& r : tmpl.spec().requirements())
+        if (r.key() == key && (r.operator_() == "In" || has_types))
+          values.insert(r.values().begin(), r.values().end());
+    }
+    return catalog_domains_.emplace(key, std::move(values)).first->second;
+  }
   for (const auto& pool : request_.node_pools()) {
     const v1::Catalog* catalog = PoolCatalog(pool);
     if (catalog == nullptr) continue;

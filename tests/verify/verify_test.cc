@@ -862,6 +862,20 @@ std::vector<Case> Cases() {
          p.pod("bound-1").mutable_status()->set_phase("Succeeded");
        },
        ""},
+      {"a NodePool no node carries is no karpenter.sh/nodepool domain",
+       [](Plan& p) {
+         // As Karpenter's buildDomainGroups: template requirements and
+         // labels and instance types, not the label NodeClaims get (found
+         // by fuzz_schedule_request).
+         v1::NodePool other = p.pool();
+         other.mutable_metadata()->set_name("other");
+         *p.req.add_node_pools() = other;
+         (*p.node()
+               .mutable_metadata()
+               ->mutable_labels())["karpenter.sh/nodepool"] = "default";
+         AddSpread(p.pod("web-0"), "karpenter.sh/nodepool");
+       },
+       ""},
       {"malformed quantity",
        [](Plan& p) {
          (*p.pod("api-0")
