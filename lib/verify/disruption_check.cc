@@ -40,6 +40,21 @@ bool MustMove(const v1::Pod& p) {
          !IsOwnedByDaemonSet(p) && !IsOwnedByNode(p);
 }
 
+// Karpenter's EvictionCost, written out again: 1 + deletion cost / 2^27 +
+// priority / 2^25, clamped to [-10, 10]. A node whose pods all cost 0 or
+// less is empty to Karpenter (Candidate.IsEmpty) though they still run.
+double EvictionCost(const v1::Pod& p) {
+  double cost = 1.0;
+  auto it = p.metadata().annotations().find(labels::kPodDeletionCostAnnotation);
+  double deletion = 0;
+  if (it != p.metadata().annotations().end() &&
+      absl::SimpleAtod(it->second, &deletion))
+    cost += deletion / 134217728.0;
+  if (p.spec().has_priority())
+    cost += static_cast<double>(p.spec().priority()) / 33554432.0;
+  return std::clamp(cost, -10.0, 10.0);
+}
+
 std::string Find(const google::protobuf::Map<std::string, std::string>& m,
                  const std::string& key) {
   auto it = m.find(key);
@@ -425,7 +440,8 @@ class DisruptionChecker {
         const bool protected_pod =
             a != p->metadata().annotations().end() || FullyBlocked(*p);
         if (cmd.method() == "emptiness") {
-          Add("emptiness", "node " + node, "pod " + Key(*p) + " still runs");
+          if (EvictionCost(*p) > 0)
+            Add("emptiness", "node " + node, "pod " + Key(*p) + " still runs");
           continue;
         }
         if (!placed.contains(Key(*p)) && !protected_pod &&

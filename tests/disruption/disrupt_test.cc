@@ -45,6 +45,30 @@ TEST(EmptinessTest, DaemonSetPodsDoNotMakeANodeNonEmpty) {
   EXPECT_EQ(r.method(), "emptiness");
 }
 
+// Karpenter's Candidate.IsEmpty: no pod with a positive eviction cost. A
+// running pod whose priority (or pod-deletion-cost) clamps its cost to 0 or
+// less leaves the node empty, and the verifier agrees (it used to report
+// the pod as still running; found by fuzz_disrupt_request).
+TEST(EmptinessTest, PodsThatCostNothingToEvictLeaveANodeEmpty) {
+  for (const int32_t priority : {-2147483647 - 1, -33554432, 0}) {
+    Cluster c;
+    c.NodePool("default");
+    c.Node("n1", "default");
+    c.Pod("low", "n1", "100m").mutable_spec()->set_priority(priority);
+    v1::DisruptResponse r = c.Disrupt();
+    const bool empty = priority <= -33554432;  // 1 + priority / 2^25 <= 0
+    if (empty) {
+      EXPECT_EQ(r.method(), "emptiness") << priority;
+      ASSERT_EQ(r.commands_size(), 1) << priority;
+      EXPECT_EQ(r.commands(0).reason(), "Empty");
+    } else {
+      EXPECT_NE(r.method(), "emptiness") << priority;
+    }
+    for (const Violation& v : VerifyDisruption(c.request(), r))
+      ADD_FAILURE() << priority << ": " << FormatViolation(v);
+  }
+}
+
 // Karpenter's StateNode.Deleted(): a managed node is deleting when its
 // NodeClaim is (or InstanceTerminating), not when only the Node carries a
 // deletionTimestamp; such a node stays a candidate and does not consume the
