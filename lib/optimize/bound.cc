@@ -14,7 +14,7 @@
 //
 // Before the solver sees it, a column is left out when a fraction of
 // another column of its NodePool holds as much for no more money (scaled
-// dominance, ScaledDominator): the optimum is the same, and a catalog of
+// dominance, ScaledDominance): the optimum is the same, and a catalog of
 // one family at many sizes (Karpenter's fake provider: 400 types whose
 // price grows with their size) becomes a program of one column, ~20x
 // faster to solve.

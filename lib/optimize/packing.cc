@@ -177,36 +177,25 @@ bool PlacedRelativeToOthers(const v1::PodSpec& spec) {
          a.has_pod_anti_affinity();
 }
 
-// Whether a pending pod among `keys` of `state` (Deployment replicas
-// included: a replica's spec is its template's) is placed relative to
-// others: what PodsAlone's pods would show, without building them.
+// Whether a pending pod of `state` (Deployment replicas included: a
+// replica's spec is its template's), among `keys` unless null, is placed
+// relative to others: what PodsAlone's pods would show, without building
+// them.
 bool AnyPlacedRelativeToOthers(const v1::ScheduleRequest& state,
-                               const absl::flat_hash_set<std::string>& keys) {
+                               const absl::flat_hash_set<std::string>* keys) {
   for (const v1::Pod& p : state.pods())
     if (p.spec().node_name().empty() && PlacedRelativeToOthers(p.spec()) &&
-        keys.contains(workload::PodKey(p)))
+        (keys == nullptr || keys->contains(workload::PodKey(p))))
       return true;
   for (const v1::Deployment& d : state.deployments()) {
     const v1::PodSpec& spec = d.spec().template_().spec();
     if (!spec.node_name().empty() || !PlacedRelativeToOthers(spec)) continue;
+    if (keys == nullptr) return true;
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
     const std::string prefix =
         absl::StrCat(NamespaceOf(d.metadata()), "/", d.metadata().name(), "-");
     for (int i = 0; i < replicas; ++i)
-      if (keys.contains(absl::StrCat(prefix, i))) return true;
-  }
-  return false;
-}
-
-// Whether some pending pod of `state` (Deployment replicas included) is
-// placed relative to others.
-bool AnyPendingPlacedRelativeToOthers(const v1::ScheduleRequest& state) {
-  for (const v1::Pod& p : state.pods())
-    if (p.spec().node_name().empty() && PlacedRelativeToOthers(p.spec()))
-      return true;
-  for (const v1::Deployment& d : state.deployments()) {
-    const v1::PodSpec& spec = d.spec().template_().spec();
-    if (spec.node_name().empty() && PlacedRelativeToOthers(spec)) return true;
+      if (keys->contains(absl::StrCat(prefix, i))) return true;
   }
   return false;
 }
@@ -395,7 +384,7 @@ absl::Status Improve(const scheduling::Compiled& c,
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
     if (!scheduling::Solve(c, state, gate != nullptr ? *gate : NoGate(), pods,
-                           &narrowed, r)
+                           r, &narrowed)
              .ok())
       continue;
     if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
@@ -450,7 +439,7 @@ absl::Status Improve(const scheduling::Compiled& c,
     const std::vector<int> caps = launch >= 0 && bound.report.available()
                                       ? SplitCaps(c, bound, pool, launch)
                                       : std::vector<int>{};
-    if (!caps.empty() && !AnyPlacedRelativeToOthers(state, keys)) {
+    if (!caps.empty() && !AnyPlacedRelativeToOthers(state, &keys)) {
       sub = PodsAlone(state, keys);
       // The same pods under every cap: their class signatures once.
       sub_prepared.emplace(scheduling::PreparePods(*sub));
@@ -461,7 +450,7 @@ absl::Status Improve(const scheduling::Compiled& c,
       narrow(pool, cap);
       v1::ScheduleResponse r;
       if (!scheduling::Solve(c, *sub, gate != nullptr ? *gate : NoGate(),
-                             &*sub_prepared, &narrowed, &r)
+                             &*sub_prepared, &r, &narrowed)
                .ok() ||
           r.unschedulable_size() > 0 || r.cost() >= price - 1e-9)
         continue;
@@ -478,7 +467,7 @@ absl::Status Improve(const scheduling::Compiled& c,
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     Replace(plan, ks, split->first, merged);
     if (!pending_topology.has_value()) {
-      pending_topology = AnyPendingPlacedRelativeToOthers(state);
+      pending_topology = AnyPlacedRelativeToOthers(state, nullptr);
       reservations = !NoReservations(c);
     }
     const bool holds = MergeHoldsAlone(c, pool, *pending_topology,

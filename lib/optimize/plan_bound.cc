@@ -142,11 +142,12 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
 
   // Covered pods: pending request pods and deployment replicas that the
   // plan places. A Deployment's replicas share their template's spec, so
-  // it is described once, not once per replica.
+  // its placed replicas are one entry with their count, not one per replica.
   struct Covered {
     DenseResources req;
     std::vector<bool> pools;  // tolerated NodePools
     bool relaxed = false;
+    int64_t count = 1;  // pods described by this entry
   };
   std::vector<Covered> covered;
   auto describe = [&](const v1::PodSpec& spec,
@@ -178,22 +179,28 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
     if (!d.spec().template_().spec().node_name().empty()) continue;
     const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
     const std::string prefix = PodKey(d.metadata()) + "-";
-    std::optional<Covered> replica;
+    std::optional<Covered> replicas_placed;
     for (int i = 0; i < replicas; ++i) {
       std::string key = absl::StrCat(prefix, i);
       if (!placed.contains(key) || !seen.insert(key).second) continue;
-      if (!replica.has_value()) {
-        auto cv = describe(d.spec().template_().spec(), key);
-        if (!cv.ok()) return fail(std::string(cv.status().message()));
-        replica = *std::move(cv);
+      if (replicas_placed.has_value()) {
+        ++replicas_placed->count;
+        continue;
       }
-      covered.push_back(*replica);
+      auto cv = describe(d.spec().template_().spec(), key);
+      if (!cv.ok()) return fail(std::string(cv.status().message()));
+      replicas_placed = *std::move(cv);
     }
+    if (replicas_placed.has_value())
+      covered.push_back(*std::move(replicas_placed));
   }
-  int relaxed = 0;
-  for (const auto& cv : covered) relaxed += cv.relaxed;
-  rep.set_covered_pods(static_cast<int32_t>(covered.size()));
-  rep.set_relaxed_pods(relaxed);
+  int64_t covered_pods = 0, relaxed = 0;
+  for (const auto& cv : covered) {
+    covered_pods += cv.count;
+    if (cv.relaxed) relaxed += cv.count;
+  }
+  rep.set_covered_pods(static_cast<int32_t>(covered_pods));
+  rep.set_relaxed_pods(static_cast<int32_t>(relaxed));
 
   // DaemonSet overhead that certainly applies, per NodePool.
   std::vector<DenseResources> overhead(c.pools.size());
@@ -317,7 +324,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
   std::map<std::pair<std::vector<int64_t>, std::vector<bool>>, int64_t> index;
   for (const auto& cv : covered) {
     std::vector<int64_t> key(cv.req.v.begin(), cv.req.v.begin() + nd);
-    ++index[std::make_pair(std::move(key), cv.pools)];
+    index[std::make_pair(std::move(key), cv.pools)] += cv.count;
   }
   for (const auto& [key, count] : index) {
     BoundClass bc;

@@ -108,14 +108,8 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, const PreparedPods* prepared,
-                   v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, &gate, prepared, nullptr, out);
-}
-
-absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
-                   const DestinationGate& gate, const PreparedPods* prepared,
-                   const std::vector<TypeSet>* pool_types,
-                   v1::ScheduleResponse* out) {
+                   v1::ScheduleResponse* out,
+                   const std::vector<TypeSet>* pool_types) {
   return SolveWith(snapshot, state, &gate, prepared, pool_types, out);
 }
 

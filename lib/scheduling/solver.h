@@ -88,17 +88,14 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 // response is the one the call above renders.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const PreparedPods* prepared, v1::ScheduleResponse* out);
-// The gated call reusing `prepared`, likewise.
+// The gated call reusing `prepared`, likewise, and with NodePool p
+// admitting only (*pool_types)[p] when `pool_types` is given (one entry per
+// NodePool of the snapshot, each a subset of the snapshot's own: the
+// Optimized packing's capped rounds).
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, const PreparedPods* prepared,
-                   v1::ScheduleResponse* out);
-// The same with NodePool p admitting only (*pool_types)[p] (may be null:
-// Compiled::pools[p].types), one entry per NodePool of the snapshot, each
-// a subset of the snapshot's own: the Optimized packing's capped rounds.
-absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
-                   const DestinationGate& gate, const PreparedPods* prepared,
-                   const std::vector<TypeSet>* pool_types,
-                   v1::ScheduleResponse* out);
+                   v1::ScheduleResponse* out,
+                   const std::vector<TypeSet>* pool_types = nullptr);
 
 // The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
 // (salt > 0 after a collision): "<pool>-" and five characters of the

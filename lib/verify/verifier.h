@@ -105,6 +105,8 @@ bool OwnedByDaemonSetOrNode(const v1::Pod& pod);
 // pod, and, if active, without a karpenter.sh/do-not-disrupt of "true" or a
 // positive duration (no clock in a ScheduleRequest).
 bool LeavesDeletingNode(const v1::Pod& pod);
+// A NodeClaim being deleted: a deletionTimestamp or InstanceTerminating.
+bool ClaimDeleting(const v1::NodeClaim& claim);
 Expr ToExpr(const v1::NodeSelectorRequirement& r);
 // The node lifecycle taints Karpenter expects to go away: the library's
 // nodeplan::IsKnownEphemeralTaint (nodeplan/taints.h).

@@ -25,6 +25,14 @@ bool OwnedByDaemonSetOrNode(const v1::Pod& pod) {
   return IsOwnedByDaemonSet(pod) || IsOwnedByNode(pod);
 }
 
+bool ClaimDeleting(const v1::NodeClaim& claim) {
+  if (!claim.metadata().deletion_timestamp().empty()) return true;
+  for (const auto& cond : claim.status().conditions())
+    if (cond.type() == "InstanceTerminating" && cond.status() == "True")
+      return true;
+  return false;
+}
+
 bool LeavesDeletingNode(const v1::Pod& pod) {
   if (IsTerminal(pod) || OwnedByDaemonSetOrNode(pod)) return false;
   if (!pod.metadata().deletion_timestamp().empty())

@@ -25,7 +25,6 @@ void Verifier::Place(const std::string& key, int site,
         absl::StrCat("placed on ", where, " but is not a pending pod"));
     return;
   }
-  if (seen_.size() < pods_.size()) seen_.resize(pods_.size(), 0);
   const int times = ++seen_[it->second];
   if (times > 1) {
     Add("coverage", "pod " + key,
@@ -40,6 +39,7 @@ void Verifier::Place(const std::string& key, int site,
 }
 
 void Verifier::CheckCoverage() {
+  seen_.assign(pods_.size(), 0);
   // Placements on existing capacity first, so sites are known.
   for (const auto& placement : response_.existing_nodes()) {
     int site = -1;

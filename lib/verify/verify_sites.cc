@@ -63,14 +63,9 @@ void Verifier::CollectPods() {
       claim_of.emplace(c.status().node_name(), &c);
   for (const auto& n : request_.nodes()) {
     auto it = claim_of.find(n.metadata().name());
-    bool deleting = !n.metadata().deletion_timestamp().empty();
-    if (it != claim_of.end()) {
-      const v1::NodeClaim& c = *it->second;
-      deleting = !c.metadata().deletion_timestamp().empty();
-      for (const auto& cond : c.status().conditions())
-        if (cond.type() == "InstanceTerminating" && cond.status() == "True")
-          deleting = true;
-    }
+    const bool deleting = it != claim_of.end()
+                              ? ClaimDeleting(*it->second)
+                              : !n.metadata().deletion_timestamp().empty();
     if (deleting) deleting_nodes_.insert(n.metadata().name());
   }
   for (const auto& pod : request_.pods()) CollectPod(pod);
@@ -288,10 +283,7 @@ void Verifier::IndexExistingSites() {
     }
     verify_internal::ParseResources(claim.status().capacity(), site.capacity,
                                     nullptr);
-    site.deleting = !claim.metadata().deletion_timestamp().empty();
-    for (const auto& cond : claim.status().conditions())
-      if (cond.type() == "InstanceTerminating" && cond.status() == "True")
-        site.deleting = true;
+    site.deleting = ClaimDeleting(claim);
     site.has_node = !claim.status().node_name().empty() &&
                     node_sites_.contains(claim.status().node_name());
     site.views.push_back(std::move(view));
@@ -321,7 +313,7 @@ void Verifier::BuildNewSites() {
     BuildNewSite(claim, sites_.back());
   }
   for (const auto& [key, index] : pending_index_) {
-    if (static_cast<size_t>(index) >= seen_.size() || seen_[index] == 0) {
+    if (seen_[index] == 0) {
       Add("coverage", "pod " + key,
           "pending but neither placed nor listed as unschedulable");
     }
