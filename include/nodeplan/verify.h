@@ -49,6 +49,11 @@
 //   node-selector  a pod's nodeSelector or every one of its required
 //                  node-affinity terms is not certainly met by the node's
 //                  labels (for a new NodeClaim: by every option's labels).
+//                  As Karpenter (AllowUndefinedWellKnownLabels), what a pod
+//                  asks of a well-known key (Karpenter's, the catalog's
+//                  wellKnownLabels and reservation-id label) that neither
+//                  the NodePool template nor the instance type defines is
+//                  not held against a new NodeClaim's option.
 //   taints         a NoSchedule/NoExecute taint the pod does not tolerate
 //                  (NodePool taints for new NodeClaims; startupTaints and,
 //                  on managed nodes not yet initialized, Karpenter's known

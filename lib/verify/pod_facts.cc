@@ -1,5 +1,6 @@
 #include "verify/pod_facts.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -151,6 +152,26 @@ bool PodFitsPossibly(const PodFacts& pod, const LabelLookup& space) {
     if (AllPossibly(space, all)) return true;
   }
   return false;
+}
+
+bool WithoutKeys(const PodFacts& pod, const std::vector<std::string>& keys,
+                 PodFacts* out) {
+  auto listed = [&](const Expr& e) {
+    return std::find(keys.begin(), keys.end(), e.key) != keys.end();
+  };
+  bool any =
+      std::any_of(pod.node_selector.begin(), pod.node_selector.end(), listed);
+  for (const auto& term : pod.required_terms)
+    any = any || std::any_of(term.begin(), term.end(), listed);
+  if (!any) return false;
+  *out = pod;
+  auto drop = [&](std::vector<Expr>& exprs) {
+    exprs.erase(std::remove_if(exprs.begin(), exprs.end(), listed),
+                exprs.end());
+  };
+  drop(out->node_selector);
+  for (auto& term : out->required_terms) drop(term);
+  return true;
 }
 
 bool Tolerates(const std::vector<v1::Toleration>& tolerations,

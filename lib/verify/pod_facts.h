@@ -42,6 +42,10 @@ bool ExtractPodFacts(const v1::ObjectMeta& meta, const v1::PodSpec& spec,
 bool PodFitsDefinitely(const PodFacts& pod, const LabelLookup& space);
 // They may hold (used for DaemonSets: would it run there?).
 bool PodFitsPossibly(const PodFacts& pod, const LabelLookup& space);
+// The pod with its node-selector and required-term expressions on `keys`
+// left out; false (and `out` untouched) when it has none.
+bool WithoutKeys(const PodFacts& pod, const std::vector<std::string>& keys,
+                 PodFacts* out);
 
 // Kubernetes' toleration matching (with Karpenter's Lt/Gt operators).
 bool Tolerates(const std::vector<v1::Toleration>& tolerations,

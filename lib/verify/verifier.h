@@ -38,6 +38,9 @@ enum class SiteKind { kNode, kNodeClaim, kNew };
 // type). Null overlay: the option is impossible.
 struct OptionLabelSet {
   std::shared_ptr<const LabelSpace> base, overlay;
+  // Well-known keys (Karpenter's and the catalog's) that neither the
+  // NodePool's template nor the instance type defines; null when none.
+  std::shared_ptr<const std::vector<std::string>> undefined_well_known;
   explicit operator bool() const { return overlay != nullptr; }
 };
 
@@ -206,6 +209,7 @@ class Verifier {
   // when the NodePool and type alone leave nothing.
   struct BaseLabels {
     std::shared_ptr<const LabelSpace> space;
+    std::shared_ptr<const std::vector<std::string>> undefined_well_known;
     std::string why;
   };
   const BaseLabels& PoolTypeLabels(const v1::NodePool& pool,

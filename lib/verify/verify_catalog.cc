@@ -194,7 +194,7 @@ OptionLabelSet Verifier::OptionLabels(const v1::NodePool& pool,
     *why = it->second.second;
     return {};
   }
-  return {base.space, it->second.first};
+  return {base.space, it->second.first, base.undefined_well_known};
 }
 
 // A NodePool's base spaces on an embedded AWS catalog are the same for
@@ -317,6 +317,29 @@ Verifier::BaseLabels Verifier::ComputePoolTypeLabels(
           "requirement ", verify_internal::ExprsToString({e}), " excludes it");
       return out;
     }
+  }
+  // Karpenter checks a pod against a NodeClaim with
+  // AllowUndefinedWellKnownLabels: a well-known key the template and the
+  // instance type leave undefined does not rule the pod out, whatever it
+  // asks of that key (zone and capacity type are always defined, by the
+  // offerings).
+  std::vector<std::string> undefined;
+  auto consider = [&](absl::string_view key) {
+    const std::string k(key);
+    if (k == labels::kZone || k == labels::kCapacityType) return;
+    if (space.count(k) != 0) return;
+    if (std::find(undefined.begin(), undefined.end(), k) == undefined.end())
+      undefined.push_back(k);
+  };
+  for (absl::string_view k : labels::KarpenterWellKnownLabels()) consider(k);
+  if (const v1::Catalog* catalog = PoolCatalog(pool)) {
+    for (const std::string& k : catalog->well_known_labels()) consider(k);
+    if (!catalog->reservation_id_label().empty())
+      consider(catalog->reservation_id_label());
+  }
+  if (!undefined.empty()) {
+    out.undefined_well_known =
+        std::make_shared<const std::vector<std::string>>(std::move(undefined));
   }
   out.space = std::make_shared<LabelSpace>(std::move(space));
   return out;

@@ -78,13 +78,23 @@ void Verifier::CheckPlacements() {
       const PodFacts& pod = pods_[p].facts;
       const std::string subject = "pod " + pod.key;
       for (const OptionView& view : site.views) {
-        if (!verify_internal::PodFitsDefinitely(pod, view.Labels())) {
+        // Karpenter's AllowUndefinedWellKnownLabels: what the pod asks of
+        // a well-known key the option leaves undefined is not held against
+        // it (the scheduler admits such a pod the same way).
+        const PodFacts* checked = &pod;
+        PodFacts relaxed;
+        if (view.shared.undefined_well_known != nullptr &&
+            verify_internal::WithoutKeys(pod, *view.shared.undefined_well_known,
+                                         &relaxed)) {
+          checked = &relaxed;
+        }
+        if (!verify_internal::PodFitsDefinitely(*checked, view.Labels())) {
           Add("node-selector", subject,
               absl::StrCat(
                   "on ", site.subject,
                   view.type ? " (option " + view.type->name() + ")" : "",
                   ": nodeSelector/required node affinity not met (",
-                  DescribePodRequirements(pod, view.Labels()), ")"));
+                  DescribePodRequirements(*checked, view.Labels()), ")"));
           break;
         }
       }

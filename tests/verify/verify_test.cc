@@ -522,6 +522,48 @@ std::vector<Case> Cases() {
              "gold";
        },
        "node-selector"},
+      // Karpenter's AllowUndefinedWellKnownLabels: neither type defines
+      // kubernetes.io/os, a Karpenter well-known key.
+      {"nodeSelector on a well-known label no type defines",
+       [](Plan& p) {
+         (*p.pod("web-0")
+               .mutable_spec()
+               ->mutable_node_selector())["kubernetes.io/os"] = "linux";
+       },
+       ""},
+      {"nodeSelector on a well-known label the types define otherwise",
+       [](Plan& p) {
+         (*p.pod("web-0")
+               .mutable_spec()
+               ->mutable_node_selector())["kubernetes.io/arch"] = "arm64";
+       },
+       "node-selector"},
+      // A catalog's own well-known key, which the NodeClaim's requirements
+      // (the pod's strict form, Gt 5 and Lt 6: nothing) say is absent.
+      {"node affinity on a catalog well-known label no type defines",
+       [](Plan& p) {
+         p.req.mutable_catalog()->add_well_known_labels(
+             "example.com/generation");
+         *p.pod("web-0")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_node_affinity()
+              ->mutable_required_during_scheduling_ignored_during_execution()
+              ->add_node_selector_terms()
+              ->add_match_expressions() =
+             Requirement("example.com/generation", "Gt", {"5"});
+         *p.claim().mutable_node_claim()->mutable_spec()->add_requirements() =
+             Requirement("example.com/generation", "DoesNotExist");
+       },
+       ""},
+      {"node affinity on a catalog well-known label a type defines",
+       [](Plan& p) {
+         p.req.mutable_catalog()->add_well_known_labels("example.com/family");
+         (*p.pod("web-0")
+               .mutable_spec()
+               ->mutable_node_selector())["example.com/family"] = "x";
+       },
+       "node-selector"},
       {"required node affinity, second term satisfied",
        [](Plan& p) {
          auto* required =
