@@ -6,9 +6,13 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -22,13 +26,40 @@ inline std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-// <TempDir>/nodeplan_<prefix>_<pid>_<test>_<name>.
+// Paths handed out by TempPath, removed when the test program exits, so
+// that runs leave nothing behind in the shared temporary directory.
+class TempPaths {
+ public:
+  ~TempPaths() {
+    std::error_code ignored;
+    for (const std::string& path : paths_)
+      std::filesystem::remove_all(path, ignored);
+  }
+  void Add(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    paths_.push_back(path);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> paths_;
+};
+
+inline TempPaths& TempPathsOfThisProgram() {
+  static TempPaths paths;
+  return paths;
+}
+
+// <TempDir>/nodeplan_<prefix>_<pid>_<test>_<name>, removed at exit.
 inline std::string TempPath(const std::string& prefix,
                             const std::string& name) {
   const ::testing::TestInfo* test =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  return absl::StrCat(::testing::TempDir(), "/nodeplan_", prefix, "_", getpid(),
-                      "_", test == nullptr ? "" : test->name(), "_", name);
+  std::string path =
+      absl::StrCat(::testing::TempDir(), "/nodeplan_", prefix, "_", getpid(),
+                   "_", test == nullptr ? "" : test->name(), "_", name);
+  TempPathsOfThisProgram().Add(path);
+  return path;
 }
 
 }  // namespace nodeplan::testing_files

@@ -22,8 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string line = input.substr(0, newline);
   const std::string body =
       newline == std::string::npos ? "" : input.substr(newline + 1);
-  static const std::string file =
-      "/tmp/nodeplan_cli_fuzz_" + std::to_string(getpid()) + ".yaml";
+  // One file per process, removed when it exits.
+  struct InputFile {
+    std::string path =
+        "/tmp/nodeplan_cli_fuzz_" + std::to_string(getpid()) + ".yaml";
+    ~InputFile() { std::remove(path.c_str()); }
+  };
+  static const InputFile input_file;
+  const std::string& file = input_file.path;
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out << body;
