@@ -58,6 +58,15 @@ absl::flat_hash_set<std::string> Unschedulable(const v1::ScheduleResponse& r) {
   return s;
 }
 
+// Whether `keys` (distinct) are exactly the keys of `set`.
+bool SameKeys(const std::vector<std::string>& keys,
+              const absl::flat_hash_set<std::string>& set) {
+  if (keys.size() != set.size()) return false;
+  for (const std::string& k : keys)
+    if (!set.contains(k)) return false;
+  return true;
+}
+
 // The candidates: per column of the bound's solution that uses nodes, the
 // column's instance type as a size cap of its NodePool, heaviest (price x
 // nodes) first; then the remaining columns of NodePools the plan launches
@@ -362,6 +371,10 @@ absl::Status Improve(const scheduling::Compiled& c,
   std::optional<scheduling::PreparedPods> prepared;
   const scheduling::PreparedPods* pods =
       given != nullptr && given->request == &state ? given : nullptr;
+  // The cheapest capped round so far, unrendered: only the one kept is
+  // written out (into `out`, after the loop).
+  std::unique_ptr<scheduling::SolvedRound> best_capped;
+  std::string best_capped_what;
   for (const auto& cand : cands) {
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
@@ -379,21 +392,31 @@ absl::Status Improve(const scheduling::Compiled& c,
       continue;
     if (pods == nullptr)
       pods = &prepared.emplace(scheduling::PreparePods(state));
-    auto* r =
-        google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
-    if (!scheduling::Solve(c, state, gate != nullptr ? *gate : NoGate(), pods,
-                           r, &narrowed)
-             .ok())
+    auto r = scheduling::SolveUnrendered(
+        c, state, gate != nullptr ? *gate : NoGate(), pods, narrowed);
+    if (!r.ok()) continue;
+    if ((*r)->cost() >= best - 1e-9 ||
+        !SameKeys((*r)->unschedulable(), unsched))
       continue;
-    if (r->cost() >= best - 1e-9 || Unschedulable(*r) != unsched) continue;
-    best = r->cost();
-    better.push_back(
-        Better{r,
-               absl::StrCat("NodePool ", c.pools[cand.pool].name,
-                            " capped at the size of ", c.types[cand.type].name),
-               /*verify=*/false});
+    best = (*r)->cost();
+    best_capped = *std::move(r);
+    best_capped_what =
+        absl::StrCat("NodePool ", c.pools[cand.pool].name,
+                     " capped at the size of ", c.types[cand.type].name);
+  }
+  if (best_capped != nullptr) {
+    // Written over the Karpenter plan, which is no longer an answer; the
+    // fields a round renders are cleared first (Render sets the rest alike).
+    out->clear_new_node_claims();
+    out->clear_existing_nodes();
+    out->clear_unschedulable();
+    out->clear_instance_type_names();
+    best_capped->Render(out);
+    best_capped.reset();
+    better.push_back(Better{out, std::move(best_capped_what),
+                            /*verify=*/false});
   }
   // Then the remainder of the best plan so far: its most idle NodeClaim's
   // pods alone (unless one of them is placed relative to other pods),
@@ -435,7 +458,9 @@ absl::Status Improve(const scheduling::Compiled& c,
     }
     std::optional<v1::ScheduleRequest> sub;
     std::optional<scheduling::PreparedPods> sub_prepared;
-    std::optional<std::pair<v1::ScheduleResponse, std::string>> split;
+    // The cheapest split, unrendered, and what it did.
+    std::unique_ptr<scheduling::SolvedRound> split;
+    std::string split_what;
     const std::vector<int> caps = launch >= 0 && bound.report.available()
                                       ? SplitCaps(c, bound, pool, launch)
                                       : std::vector<int>{};
@@ -448,32 +473,34 @@ absl::Status Improve(const scheduling::Compiled& c,
       if (!sub.has_value()) break;
       ++n;
       narrow(pool, cap);
-      v1::ScheduleResponse r;
-      if (!scheduling::Solve(c, *sub, gate != nullptr ? *gate : NoGate(),
-                             &*sub_prepared, &r, &narrowed)
-               .ok() ||
-          r.unschedulable_size() > 0 || r.cost() >= price - 1e-9)
+      auto r = scheduling::SolveUnrendered(c, *sub,
+                                           gate != nullptr ? *gate : NoGate(),
+                                           &*sub_prepared, narrowed);
+      if (!r.ok() || !(*r)->unschedulable().empty() ||
+          (*r)->cost() >= price - 1e-9)
         continue;
-      if (split.has_value() && r.cost() >= split->first.cost() - 1e-9) continue;
-      split.emplace(
-          std::move(r),
-          absl::StrCat(
-              better.empty() ? "" : absl::StrCat(better.back().what, "; then "),
-              what, " repacked with ", "NodePool ", c.pools[pool].name,
-              " capped at the size of ", c.types[cap].name));
+      if (split != nullptr && (*r)->cost() >= split->cost() - 1e-9) continue;
+      split = *std::move(r);
+      split_what = absl::StrCat(
+          better.empty() ? "" : absl::StrCat(better.back().what, "; then "),
+          what, " repacked with ", "NodePool ", c.pools[pool].name,
+          " capped at the size of ", c.types[cap].name);
     }
-    if (!split.has_value()) return false;
+    if (split == nullptr) return false;
+    v1::ScheduleResponse part;
+    split->Render(&part);
+    split.reset();
     auto* merged =
         google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
-    Replace(plan, ks, split->first, merged);
+    Replace(plan, ks, part, merged);
     if (!pending_topology.has_value()) {
       pending_topology = AnyPlacedRelativeToOthers(state, nullptr);
       reservations = !NoReservations(c);
     }
-    const bool holds = MergeHoldsAlone(c, pool, *pending_topology,
-                                       *reservations, split->first);
+    const bool holds =
+        MergeHoldsAlone(c, pool, *pending_topology, *reservations, part);
     better.push_back(
-        Better{merged, std::move(split->second), plan_unchecked || !holds});
+        Better{merged, std::move(split_what), plan_unchecked || !holds});
     return true;
   };
   const v1::ScheduleResponse& base_plan =
@@ -510,6 +537,10 @@ absl::Status Improve(const scheduling::Compiled& c,
   // the seed workloads, hence not spent where it cannot fail).
   for (auto it = better.rbegin(); it != better.rend(); ++it) {
     if (it->verify && !Verify(full, *it->plan).empty()) continue;
+    if (it->plan == out) {  // the capped plan, written there already
+      rep.set_improvement(it->what);
+      break;
+    }
     out->clear_new_node_claims();
     out->clear_existing_nodes();
     out->clear_unschedulable();

@@ -344,6 +344,16 @@ class Round {
   bool needed_skipped_labels() const { return needed_skipped_labels_; }
   void Run();
   void Render(v1::ScheduleResponse* out);
+  // What Render would answer for cost and unschedulable pods, without
+  // writing a response: the Optimized packing ranks its candidate rounds by
+  // these and renders only the one it keeps. Render may follow.
+  struct Summary {
+    double cost = 0;                 // summed as Render sums it
+    std::vector<int> unschedulable;  // pending pod indices, ascending
+  };
+  Summary Summarize();
+  // "namespace/name" of pending pod `p` (a Summary's index).
+  const std::string& PendingKey(int p) const { return pending_[p].key; }
   // Frees what only placement needs (per-view dead ends, caches), so the
   // response is built with less memory held.
   void ReleasePlacementState();
@@ -481,7 +491,19 @@ class Round {
   bool MinValuesOk(const TypeSet& types, Requirements& reqs, bool relax,
                    std::string* err, bool* relaxed = nullptr) const;
 
-  // Rendering.
+  // Rendering. What a NodeClaim launches as, decided before anything is
+  // written (Decide), then written (WriteClaim); Finalize does both.
+  struct ClaimDecision {
+    Requirements reqs;        // to render (hostname off, options narrowed)
+    DenseResources requests;  // the pods' and the least daemon overhead
+    std::vector<std::pair<double, int>> opts;  // (price, type), cheapest first
+    TypeSet kept;                              // the types of `opts`
+    int best_t = -1, best_o = -1;              // launch type and offering
+  };
+  // false, with the NodeClaim's pods and the reason, when it fails minValues.
+  bool Decide(int ci, ClaimDecision* d, std::vector<int>* failed_pods,
+              std::string* fail_reason);
+  void WriteClaim(int ci, const ClaimDecision& d, v1::NewNodeClaim* out);
   void Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed_pods,
                 std::string* fail_reason);
 

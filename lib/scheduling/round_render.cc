@@ -36,10 +36,17 @@ std::string NodeClaimName(const std::string& pool, int ordinal, int salt) {
 
 void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
                      std::string* fail_reason) {
+  ClaimDecision d;
+  if (Decide(ci, &d, failed, fail_reason)) WriteClaim(ci, d, out);
+}
+
+bool Round::Decide(int ci, ClaimDecision* decision, std::vector<int>* failed,
+                   std::string* fail_reason) {
   Claim& claim = claims_[ci];
   const Pool& pool = c_.pools[claim.pool];
   const PoolState& ps = pools_[claim.pool];
-  Requirements reqs = claim.reqs;
+  Requirements& reqs = decision->reqs;
+  reqs = claim.reqs;
   reqs.Remove(k_.hostname);
   if (!claim.reserved.empty()) {
     reqs.Remove(k_.capacity_type);
@@ -50,7 +57,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
     reqs.Add(Requirement::In(k_.reservation_id, ids));
   }
   // Minimum daemon overhead among groups that still have options.
-  DenseResources requests = claim.requests;
+  DenseResources& requests = decision->requests;
+  requests = claim.requests;
   bool first = true;
   DenseResources min_oh;
   for (const DaemonGroup& g : ps.groups) {
@@ -101,12 +109,13 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
   const std::vector<double>& prices = pit->second.price;
   const std::vector<uint64_t>& offers = pit->second.offers;
   // Options are a subset of the NodePool's types.
-  std::vector<std::pair<double, int>> opts;
+  std::vector<std::pair<double, int>>& opts = decision->opts;
   for (int i : pit->second.order) {
     if (static_cast<int>(opts.size()) >= opt_.max_instance_types) break;
     if (claim.options.Test(i)) opts.emplace_back(prices[i], i);
   }
-  TypeSet kept(n_);
+  TypeSet& kept = decision->kept;
+  kept = TypeSet(n_);
   for (auto& [price, i] : opts) kept.Set(i);
   if (!opt_.best_effort_min_values && reqs.HasMinValues()) {
     TypeSet ordered =
@@ -120,7 +129,7 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
           "minValues "
           "requirements, validating minValues, ",
           e, " (NodePool=", pool.name, ")");
-      return;
+      return false;
     }
   }
   // Instance types and the capacity types their offerings can launch.
@@ -155,7 +164,8 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
 
   // Launch: a held reserved offering first, else the cheapest compatible
   // available offering of a type the requests fit; ties keep catalog order.
-  int best_t = -1, best_o = -1;
+  int& best_t = decision->best_t;
+  int& best_o = decision->best_o;
   if (!claim.reserved.empty()) {
     // A held reservation launches first (cheapest, then catalog order).
     double best_price = std::numeric_limits<double>::infinity();
@@ -194,8 +204,18 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         break;
       }
   }
+  return true;
+}
 
-  // Render.
+void Round::WriteClaim(int ci, const ClaimDecision& decision,
+                       v1::NewNodeClaim* out) {
+  const Claim& claim = claims_[ci];
+  const Pool& pool = c_.pools[claim.pool];
+  const Requirements& reqs = decision.reqs;
+  const DenseResources& requests = decision.requests;
+  const std::vector<std::pair<double, int>>& opts = decision.opts;
+  const TypeSet& kept = decision.kept;
+  const int best_t = decision.best_t, best_o = decision.best_o;
   v1::NodeClaim& nc = *out->mutable_node_claim();
   nc.set_api_version("karpenter.sh/v1");
   nc.set_kind("NodeClaim");
@@ -370,6 +390,28 @@ void Round::Finalize(int ci, v1::NewNodeClaim* out, std::vector<int>* failed,
         la[dims_.Name(d)] = dims_.Format(d, c_.types[best_t].allocatable[d]);
   }
   for (int p : claim.pods) out->add_pods(pending_[p].key);
+}
+
+Round::Summary Round::Summarize() {
+  Summary out;
+  std::vector<char> failed_pod(pending_.size(), 0);
+  std::vector<int> failed;
+  std::string reason;
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    ClaimDecision d;
+    failed.clear();
+    if (!Decide(static_cast<int>(ci), &d, &failed, &reason)) {
+      for (int p : failed) failed_pod[p] = 1;
+      continue;
+    }
+    // Render adds the launch price it wrote (none without a launch).
+    if (d.best_t >= 0 && d.best_o >= 0)
+      out.cost += c_.types[d.best_t].offerings[d.best_o].price;
+  }
+  for (size_t p = 0; p < pending_.size(); ++p)
+    if (failed_pod[p] || (placed_claim_[p] < 0 && placed_existing_[p] < 0))
+      out.unschedulable.push_back(static_cast<int>(p));
+  return out;
 }
 
 void Round::Render(v1::ScheduleResponse* out) {

@@ -319,6 +319,64 @@ TEST(OptimizedPacking, StrandedCapsLeavePodsUnschedulable) {
   RecordProperty("checked", checked);
 }
 
+// The Optimized mode ranks candidate rounds by SolvedRound's cost and
+// unschedulable pods and renders only the one it keeps: both must be what
+// the rendered response says, and the rendering the very bytes of the
+// rendering Solve, with every NodePool whole and with each one's largest
+// type left out (a minValues-failing NodeClaim, unschedulable pods and
+// other edge cases come with the generated clusters).
+TEST(OptimizedPacking, UnrenderedRoundsAnswerAsRendered) {
+  std::vector<std::pair<std::string, v1::ScheduleRequest>> cases = {
+      {"plain-300", workload::PlainSeedWorkload(300)},
+      {"benchmark-200", workload::KarpenterBenchmark(200)}};
+  for (uint64_t seed = 1; seed <= 60; ++seed)
+    cases.push_back(
+        {"random-" + std::to_string(seed), workload::RandomCluster(seed)});
+  const scheduling::DestinationGate no_gate;
+  int compared = 0, with_unschedulable = 0;
+  for (const auto& [what, r] : cases) {
+    auto c = scheduling::CompileSnapshot(r);
+    ASSERT_TRUE(c.ok()) << what << ": " << c.status();
+    const scheduling::PreparedPods pods = scheduling::PreparePods(r);
+    for (int cut = -1; cut < static_cast<int>(c->pools.size()); ++cut) {
+      std::vector<TypeSet> types;
+      for (const auto& pool : c->pools) types.push_back(pool.types);
+      if (cut >= 0) {
+        int largest = -1;
+        types[cut].ForEach([&](int t) {
+          if (largest < 0 || c->types[t].allocatable[kDimCpu] >
+                                 c->types[largest].allocatable[kDimCpu])
+            largest = t;
+        });
+        if (largest < 0) continue;
+        types[cut].Clear(largest);
+      }
+      const std::string where =
+          absl::StrCat(what, " without the largest type of pool ", cut);
+      v1::ScheduleResponse rendered;
+      ASSERT_TRUE(
+          scheduling::Solve(*c, r, no_gate, &pods, &rendered, &types).ok())
+          << where;
+      auto solved = scheduling::SolveUnrendered(*c, r, no_gate, &pods, types);
+      ASSERT_TRUE(solved.ok()) << where << ": " << solved.status();
+      EXPECT_EQ((*solved)->cost(), rendered.cost()) << where;
+      std::vector<std::string> keys;
+      for (const auto& u : rendered.unschedulable()) keys.push_back(u.pod());
+      EXPECT_EQ((*solved)->unschedulable(), keys) << where;
+      if (!keys.empty()) ++with_unschedulable;
+      types.clear();  // the result keeps its own copy
+      v1::ScheduleResponse later;
+      (*solved)->Render(&later);
+      EXPECT_EQ(DeterministicBytes(later), DeterministicBytes(rendered))
+          << where;
+      ++compared;
+    }
+  }
+  EXPECT_GT(with_unschedulable, 0);
+  RecordProperty("compared", compared);
+  RecordProperty("with_unschedulable", with_unschedulable);
+}
+
 TEST(CostBoundOnPlans, KarpenterBenchmarkAndSeedWorkload) {
   if (!HaveSolver()) GTEST_SKIP();
   for (auto r : {workload::KarpenterBenchmark(200),
