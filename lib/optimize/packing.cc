@@ -70,16 +70,16 @@ bool SameKeys(const std::vector<std::string>& keys,
 // The candidates: per column of the bound's solution that uses nodes, the
 // column's instance type as a size cap of its NodePool, heaviest (price x
 // nodes) first; then the remaining columns of NodePools the plan launches
-// in, by reduced cost. Ties by column order (deterministic).
+// in (`launched`: their indices, ascending), by reduced cost. Ties by
+// column order (deterministic).
 std::vector<Candidate> Candidates(const scheduling::Compiled& c,
                                   const PlanBound& b,
-                                  const v1::ScheduleResponse& plan) {
-  absl::flat_hash_set<std::string> launched;
-  for (const auto& nc : plan.new_node_claims()) launched.insert(nc.node_pool());
+                                  const std::vector<int>& launched) {
   std::vector<std::pair<double, int>> used, rest;
   for (size_t k = 0; k < b.problem.columns.size(); ++k) {
     const BoundColumn& col = b.problem.columns[k];
-    if (!launched.contains(c.pools[col.pool].name)) continue;
+    if (!std::binary_search(launched.begin(), launched.end(), col.pool))
+      continue;
     double n = k < b.solution.nodes.size() ? b.solution.nodes[k] : 0;
     if (n > 1e-9)
       used.push_back({-n * col.price, static_cast<int>(k)});
@@ -326,18 +326,41 @@ std::vector<int> SplitCaps(const scheduling::Compiled& c, const PlanBound& b,
   return out;
 }
 
+// The NodePools (indices, ascending) a rendered plan launches in.
+std::vector<int> LaunchedPools(const scheduling::Compiled& c,
+                               const v1::ScheduleResponse& plan) {
+  absl::flat_hash_set<std::string> names;
+  for (const auto& nc : plan.new_node_claims()) names.insert(nc.node_pool());
+  std::vector<int> out;
+  for (size_t p = 0; p < c.pools.size(); ++p)
+    if (names.contains(c.pools[p].name)) out.push_back(static_cast<int>(p));
+  return out;
+}
+
+// `karpenter`: the Karpenter round, unrendered (`out` empty; it is rendered
+// into `out` only if no candidate beats it), or null when `out` holds it.
 absl::Status Improve(const scheduling::Compiled& c,
                      const v1::ScheduleRequest& state,
                      const v1::ScheduleRequest& full, const PlanBound& bound,
                      int budget, const scheduling::DestinationGate* gate,
                      const scheduling::PreparedPods* given,
+                     scheduling::SolvedRound* karpenter,
                      v1::ScheduleResponse* out) {
   v1::PackingReport rep;
   rep.set_mode("Optimized");
-  rep.set_karpenter_cost(out->cost());
-  const auto unsched = Unschedulable(*out);
+  const double karpenter_cost =
+      karpenter != nullptr ? karpenter->cost() : out->cost();
+  rep.set_karpenter_cost(karpenter_cost);
+  const auto unsched =
+      karpenter != nullptr
+          ? absl::flat_hash_set<std::string>(karpenter->unschedulable().begin(),
+                                             karpenter->unschedulable().end())
+          : Unschedulable(*out);
   std::vector<Candidate> cands;
-  if (bound.report.available()) cands = Candidates(c, bound, *out);
+  if (bound.report.available())
+    cands = Candidates(c, bound,
+                       karpenter != nullptr ? karpenter->launched_pools()
+                                            : LaunchedPools(c, *out));
   // One cap per (pool, type), in candidate order. Each candidate is a round
   // over the compiled snapshot whose NodePool admits only the capped types
   // (Options::pool_types): nothing is recompiled or copied, and the NodePool
@@ -355,7 +378,7 @@ absl::Status Improve(const scheduling::Compiled& c,
     bool verify;
   };
   std::vector<Better> better;
-  double best = out->cost();
+  double best = karpenter_cost;
   int n = 0;
   // The instance types each NodePool admits in a candidate round: the
   // snapshot's, one NodePool capped (scheduling::Options::pool_types; the
@@ -417,6 +440,8 @@ absl::Status Improve(const scheduling::Compiled& c,
     best_capped.reset();
     better.push_back(Better{out, std::move(best_capped_what),
                             /*verify=*/false});
+  } else if (karpenter != nullptr) {
+    karpenter->Render(out);
   }
   // Then the remainder of the best plan so far: its most idle NodeClaim's
   // pods alone (unless one of them is placed relative to other pods),
@@ -556,11 +581,17 @@ absl::Status Improve(const scheduling::Compiled& c,
 
 }  // namespace
 
-absl::Status Finish(const scheduling::Compiled& c,
-                    const v1::ScheduleRequest& state,
-                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
-                    const scheduling::DestinationGate* gate,
-                    const scheduling::PreparedPods* prepared) {
+namespace {
+
+// Finish, with the Karpenter round either rendered in `out` (`karpenter`
+// null) or not yet (Optimized mode only).
+absl::Status FinishRound(const scheduling::Compiled& c,
+                         const v1::ScheduleRequest& state,
+                         const v1::ScheduleRequest* base,
+                         scheduling::SolvedRound* karpenter,
+                         v1::ScheduleResponse* out,
+                         const scheduling::DestinationGate* gate,
+                         const scheduling::PreparedPods* prepared) {
   const auto& o = state.options();
   if (!o.packing().empty() && o.packing() != "Karpenter" &&
       o.packing() != "Optimized")
@@ -585,7 +616,13 @@ absl::Status Finish(const scheduling::Compiled& c,
     return absl::OkStatus();
   }
   auto solver = NewLpSolver();
-  PlanBound bound = ComputePlanBound(c, state, *out, solver.get());
+  PlanBound bound =
+      karpenter != nullptr
+          ? ComputePlanBound(
+                c, state, karpenter->PlacedPods(),
+                static_cast<int>(karpenter->unschedulable().size()),
+                solver.get())
+          : ComputePlanBound(c, state, *out, solver.get());
   if (optimized) {
     v1::ScheduleRequest full;
     if (base != nullptr) {
@@ -594,7 +631,7 @@ absl::Status Finish(const scheduling::Compiled& c,
     }
     int budget = o.packing_budget() > 0 ? o.packing_budget() : kDefaultBudget;
     if (auto s = Improve(c, state, base ? full : state, bound, budget, gate,
-                         prepared, out);
+                         prepared, karpenter, out);
         !s.ok())
       return s;
   }
@@ -604,6 +641,27 @@ absl::Status Finish(const scheduling::Compiled& c,
     *out->mutable_cost_bound() = bound.report;
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Finish(const scheduling::Compiled& c,
+                    const v1::ScheduleRequest& state,
+                    const v1::ScheduleRequest* base, v1::ScheduleResponse* out,
+                    const scheduling::DestinationGate* gate,
+                    const scheduling::PreparedPods* prepared) {
+  return FinishRound(c, state, base, nullptr, out, gate, prepared);
+}
+
+absl::Status FinishOptimized(const scheduling::Compiled& c,
+                             const v1::ScheduleRequest& state,
+                             const v1::ScheduleRequest* base,
+                             scheduling::SolvedRound& karpenter,
+                             v1::ScheduleResponse* out,
+                             const scheduling::PreparedPods* prepared) {
+  if (state.options().packing() != "Optimized")
+    return absl::InternalError("FinishOptimized: packing is not Optimized");
+  return FinishRound(c, state, base, &karpenter, out, nullptr, prepared);
 }
 
 }  // namespace nodeplan::optimize

@@ -26,6 +26,18 @@ absl::Status Finish(const scheduling::Compiled& snapshot,
                     const scheduling::DestinationGate* gate = nullptr,
                     const scheduling::PreparedPods* prepared = nullptr);
 
+// Finish in Optimized mode (options.packing "Optimized", else an internal
+// error) with the Karpenter round not rendered yet: `out` starts empty and
+// only the plan kept is rendered into it (rendering thousands of
+// placements is a large part of a round), so that the answer is the one
+// Solve and Finish give.
+absl::Status FinishOptimized(const scheduling::Compiled& snapshot,
+                             const v1::ScheduleRequest& state,
+                             const v1::ScheduleRequest* base,
+                             scheduling::SolvedRound& karpenter,
+                             v1::ScheduleResponse* out,
+                             const scheduling::PreparedPods* prepared);
+
 }  // namespace nodeplan::optimize
 
 #endif  // NODEPLAN_LIB_OPTIMIZE_PACKING_H_

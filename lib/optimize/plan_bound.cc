@@ -122,14 +122,22 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
                            const v1::ScheduleRequest& state,
                            const v1::ScheduleResponse& response,
                            const LpSolver* solver) {
-  PlanBound out;
-  v1::CostBound& rep = out.report;
   absl::flat_hash_set<std::string> placed;
   for (const auto& nc : response.new_node_claims())
     for (const auto& p : nc.pods()) placed.insert(p);
   for (const auto& e : response.existing_nodes())
     for (const auto& p : e.pods()) placed.insert(p);
-  rep.set_excluded_pods(response.unschedulable_size());
+  return ComputePlanBound(c, state, placed, response.unschedulable_size(),
+                          solver);
+}
+
+PlanBound ComputePlanBound(const scheduling::Compiled& c,
+                           const v1::ScheduleRequest& state,
+                           const absl::flat_hash_set<std::string>& placed,
+                           int unschedulable, const LpSolver* solver) {
+  PlanBound out;
+  v1::CostBound& rep = out.report;
+  rep.set_excluded_pods(unschedulable);
 
   ResourceDims dims = c.dims;
   Interner names(&c.in);

@@ -5,6 +5,9 @@
 // pods a response places from the compiled snapshot and the request, solves
 // it, and fills ScheduleResponse.cost_bound.
 
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
 #include "nodeplan/v1/schedule.pb.h"
 #include "optimize/bound.h"
 #include "scheduling/model.h"
@@ -25,6 +28,12 @@ PlanBound ComputePlanBound(const scheduling::Compiled& snapshot,
                            const v1::ScheduleRequest& state,
                            const v1::ScheduleResponse& response,
                            const LpSolver* solver);
+// The same for a plan not rendered yet: the pods it places
+// ("namespace/name") and how many it leaves unschedulable.
+PlanBound ComputePlanBound(const scheduling::Compiled& snapshot,
+                           const v1::ScheduleRequest& state,
+                           const absl::flat_hash_set<std::string>& placed,
+                           int unschedulable, const LpSolver* solver);
 
 // Whether narrowing NodePool `pool` to the instance types `types` leaves a
 // covered pod nowhere to go, so that a round over the narrowed snapshot

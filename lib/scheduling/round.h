@@ -348,12 +348,14 @@ class Round {
   // writing a response: the Optimized packing ranks its candidate rounds by
   // these and renders only the one it keeps. Render may follow.
   struct Summary {
-    double cost = 0;                 // summed as Render sums it
-    std::vector<int> unschedulable;  // pending pod indices, ascending
+    double cost = 0;                  // summed as Render sums it
+    std::vector<int> unschedulable;   // pending pod indices, ascending
+    std::vector<int> launched_pools;  // of the NodeClaims kept, ascending
   };
   Summary Summarize();
   // "namespace/name" of pending pod `p` (a Summary's index).
   const std::string& PendingKey(int p) const { return pending_[p].key; }
+  int PendingCount() const { return static_cast<int>(pending_.size()); }
   // Frees what only placement needs (per-view dead ends, caches), so the
   // response is built with less memory held.
   void ReleasePlacementState();

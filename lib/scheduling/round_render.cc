@@ -407,7 +407,12 @@ Round::Summary Round::Summarize() {
     // Render adds the launch price it wrote (none without a launch).
     if (d.best_t >= 0 && d.best_o >= 0)
       out.cost += c_.types[d.best_t].offerings[d.best_o].price;
+    out.launched_pools.push_back(claims_[ci].pool);
   }
+  std::sort(out.launched_pools.begin(), out.launched_pools.end());
+  out.launched_pools.erase(
+      std::unique(out.launched_pools.begin(), out.launched_pools.end()),
+      out.launched_pools.end());
   for (size_t p = 0; p < pending_.size(); ++p)
     if (failed_pod[p] || (placed_claim_[p] < 0 && placed_existing_[p] < 0))
       out.unschedulable.push_back(static_cast<int>(p));

@@ -24,12 +24,15 @@ absl::Status SolveAndFinish(const scheduling::Compiled& c,
   const v1::ScheduleRequest& r = moved ? *moved : request;
   // The Optimized packing reruns the round over the same pods: their
   // Deployment replicas and class signatures are prepared once for all.
-  std::optional<scheduling::PreparedPods> prepared;
-  if (r.options().packing() == "Optimized")
-    prepared.emplace(scheduling::PreparePods(r));
-  const scheduling::PreparedPods* p = prepared ? &*prepared : nullptr;
-  if (auto s = scheduling::Solve(c, r, p, out); !s.ok()) return s;
-  return optimize::Finish(c, r, base, out, nullptr, p);
+  // Its Karpenter round is rendered only if no cheaper plan replaces it.
+  if (r.options().packing() == "Optimized") {
+    const scheduling::PreparedPods prepared = scheduling::PreparePods(r);
+    auto round = scheduling::SolveUnrendered(c, r, &prepared);
+    if (!round.ok()) return round.status();
+    return optimize::FinishOptimized(c, r, base, **round, out, &prepared);
+  }
+  if (auto s = scheduling::Solve(c, r, out); !s.ok()) return s;
+  return optimize::Finish(c, r, base, out);
 }
 
 class CompiledSnapshot : public Snapshot {

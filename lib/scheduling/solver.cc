@@ -105,6 +105,25 @@ SolvedRound::~SolvedRound() = default;
 
 void SolvedRound::Render(v1::ScheduleResponse* out) { round_->Render(out); }
 
+absl::flat_hash_set<std::string> SolvedRound::PlacedPods() const {
+  absl::flat_hash_set<absl::string_view> unplaced(unschedulable_.begin(),
+                                                  unschedulable_.end());
+  absl::flat_hash_set<std::string> out;
+  for (int p = 0; p < round_->PendingCount(); ++p)
+    if (!unplaced.contains(round_->PendingKey(p)))
+      out.insert(round_->PendingKey(p));
+  return out;
+}
+
+void SolvedRound::Summarize() {
+  const Round::Summary summary = round_->Summarize();
+  cost_ = summary.cost;
+  unschedulable_.reserve(summary.unschedulable.size());
+  for (int p : summary.unschedulable)
+    unschedulable_.push_back(round_->PendingKey(p));
+  launched_pools_ = summary.launched_pools;
+}
+
 absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate, const PreparedPods* prepared,
@@ -114,11 +133,18 @@ absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
   auto round = RunRound(snapshot, state, &gate, prepared, &out->pool_types_);
   if (!round.ok()) return round.status();
   out->round_ = *std::move(round);
-  const Round::Summary summary = out->round_->Summarize();
-  out->cost_ = summary.cost;
-  out->unschedulable_.reserve(summary.unschedulable.size());
-  for (int p : summary.unschedulable)
-    out->unschedulable_.push_back(out->round_->PendingKey(p));
+  out->Summarize();
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
+    const Compiled& snapshot, const v1::ScheduleRequest& state,
+    const PreparedPods* prepared) {
+  std::unique_ptr<SolvedRound> out(new SolvedRound());
+  auto round = RunRound(snapshot, state, nullptr, prepared, nullptr);
+  if (!round.ok()) return round.status();
+  out->round_ = *std::move(round);
+  out->Summarize();
   return out;
 }
 

@@ -116,6 +116,11 @@ class SolvedRound {
   const std::vector<std::string>& unschedulable() const {
     return unschedulable_;
   }
+  // The NodePools (indices into the snapshot's pools, ascending) of the
+  // NodeClaims the response will hold.
+  const std::vector<int>& launched_pools() const { return launched_pools_; }
+  // The pending pods ("namespace/name") the response will place.
+  absl::flat_hash_set<std::string> PlacedPods() const;
   // Writes the response, as the matching Solve call does.
   void Render(v1::ScheduleResponse* out);
 
@@ -123,12 +128,16 @@ class SolvedRound {
   friend absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
       const Compiled&, const v1::ScheduleRequest&, const DestinationGate&,
       const PreparedPods*, std::vector<TypeSet>);
+  friend absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
+      const Compiled&, const v1::ScheduleRequest&, const PreparedPods*);
   SolvedRound() = default;
-  // The round reads its NodePools' types from here.
+  void Summarize();
+  // The round reads its NodePools' types from here (when narrowed).
   std::vector<TypeSet> pool_types_;
   std::unique_ptr<Round> round_;
   double cost_ = 0;
   std::vector<std::string> unschedulable_;
+  std::vector<int> launched_pools_;
 };
 
 // The gated Solve reusing `prepared`, with NodePool p admitting only
@@ -138,6 +147,11 @@ absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate, const PreparedPods* prepared,
     std::vector<TypeSet> pool_types);
+// The ungated Solve reusing `prepared` (the request is validated), left
+// unrendered: the Optimized packing's Karpenter round.
+absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
+    const Compiled& snapshot, const v1::ScheduleRequest& state,
+    const PreparedPods* prepared);
 
 // The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
 // (salt > 0 after a collision): "<pool>-" and five characters of the
