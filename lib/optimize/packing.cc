@@ -239,17 +239,15 @@ bool MergeHoldsAlone(const scheduling::Compiled& c, int pool,
          part.existing_nodes_size() == 0 && !c.pools[pool].has_limits;
 }
 
-// `plan` with its NodeClaims `ks` (ascending) replaced by `part`'s
+// `*plan` with its NodeClaims `ks` (ascending) replaced by `part`'s
 // NodeClaims (renamed after the plan's, as a round names them) and
-// placements, written into `*merged` (an empty response, on the candidates'
-// arena: the plan is copied once).
-void Replace(const v1::ScheduleResponse& plan, const std::vector<int>& ks,
-             const v1::ScheduleResponse& part, v1::ScheduleResponse* merged) {
-  v1::ScheduleResponse& out = *merged;
-  out.CopyFrom(plan);
+// placements, in place.
+void ReplaceClaims(const std::vector<int>& ks, const v1::ScheduleResponse& part,
+                   v1::ScheduleResponse* plan) {
+  v1::ScheduleResponse& out = *plan;
   double removed = 0;
   for (auto k = ks.rbegin(); k != ks.rend(); ++k) {
-    removed += plan.new_node_claims(*k).launch().price();
+    removed += out.new_node_claims(*k).launch().price();
     out.mutable_new_node_claims()->DeleteSubrange(*k, 1);
   }
   absl::flat_hash_set<std::string> names;
@@ -280,7 +278,7 @@ void Replace(const v1::ScheduleResponse& plan, const std::vector<int>& ks,
     }
     for (const auto& p : e.pods()) into->add_pods(p);
   }
-  out.set_cost(plan.cost() - removed + part.cost());
+  out.set_cost(out.cost() - removed + part.cost());
 }
 
 // The caps tried on a remainder NodeClaim of NodePool `pool` launched as
@@ -515,17 +513,25 @@ absl::Status Improve(const scheduling::Compiled& c,
     v1::ScheduleResponse part;
     split->Render(&part);
     split.reset();
-    auto* merged =
-        google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
-    Replace(plan, ks, part, merged);
     if (!pending_topology.has_value()) {
       pending_topology = AnyPlacedRelativeToOthers(state, nullptr);
       reservations = !NoReservations(c);
     }
-    const bool holds =
-        MergeHoldsAlone(c, pool, *pending_topology, *reservations, part);
-    better.push_back(
-        Better{merged, std::move(split_what), plan_unchecked || !holds});
+    const bool verify =
+        plan_unchecked ||
+        !MergeHoldsAlone(c, pool, *pending_topology, *reservations, part);
+    v1::ScheduleResponse* merged = out;
+    if (verify || &plan != out) {
+      // Kept apart (on the arena) while it may fail the verifier.
+      merged =
+          google::protobuf::Arena::CreateMessage<v1::ScheduleResponse>(&arena);
+      merged->CopyFrom(plan);
+    }
+    // Else it needs no check and costs less than every plan before it, so
+    // it is the answer unless a cheaper one follows (built on it): written
+    // over `out` in place, the plan is not copied.
+    ReplaceClaims(ks, part, merged);
+    better.push_back(Better{merged, std::move(split_what), verify});
     return true;
   };
   const v1::ScheduleResponse& base_plan =
