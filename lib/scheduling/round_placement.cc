@@ -532,19 +532,26 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   // (options only narrow); a new NodeClaim starts without options.
   // Dimensions every type has the same value in (unused resources) keep
   // their maximum.
-  const int dims = dims_.size();
   bool recompute = is_new;
   if (!recompute) {
-    TypeSet dropped = claim.options;
-    dropped.AndNotWith(cand.options);
-    dropped.ForEach([&](size_t i) {
-      for (int d : varying_dims_)
-        if (c_.types[i].allocatable[d] == claim.max_alloc[d]) recompute = true;
-    });
+    // The options dropped (old & ~new), word by word: no set is built per
+    // pod.
+    const absl::Span<const uint64_t> before = claim.options.words();
+    const absl::Span<const uint64_t> after = cand.options.words();
+    for (size_t w = 0; w < before.size() && !recompute; ++w) {
+      uint64_t bits = before[w] & ~(w < after.size() ? after[w] : 0);
+      for (; bits != 0 && !recompute; bits &= bits - 1) {
+        const size_t i = w * 64 + __builtin_ctzll(bits);
+        for (int d : varying_dims_)
+          if (c_.types[i].allocatable[d] == claim.max_alloc[d])
+            recompute = true;
+      }
+    }
   }
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
   if (recompute) {
+    const int dims = dims_.size();
     claim.max_alloc = DenseResources();
     claim.options.ForEach([&](size_t i) {
       for (int d = 0; d < dims; ++d)
