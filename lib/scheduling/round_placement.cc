@@ -529,28 +529,29 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
   const PodClass& cls = classes_[pending_[pod].cls].cls;
   claim.pods.push_back(pod);
   // max_alloc changes only if an option that reached a maximum is dropped
-  // (options only narrow); a new NodeClaim starts without options.
-  // Dimensions every type has the same value in (unused resources) keep
-  // their maximum.
-  bool recompute = is_new;
-  if (!recompute) {
+  // (options only narrow), and then only in the dimensions it held a
+  // maximum in, and only if no option left reaches that value too; a new
+  // NodeClaim starts without options. Dimensions every type has the same
+  // value in (unused resources) keep their maximum.
+  static_assert(kMaxResourceDims <= 32, "one bit per dimension");
+  uint32_t affected = 0;  // dimensions whose maximum a dropped option held
+  if (!is_new) {
     // The options dropped (old & ~new), word by word: no set is built per
     // pod.
     const absl::Span<const uint64_t> before = claim.options.words();
     const absl::Span<const uint64_t> after = cand.options.words();
-    for (size_t w = 0; w < before.size() && !recompute; ++w) {
-      uint64_t bits = before[w] & ~(w < after.size() ? after[w] : 0);
-      for (; bits != 0 && !recompute; bits &= bits - 1) {
+    for (size_t w = 0; w < before.size(); ++w)
+      for (uint64_t bits = before[w] & ~(w < after.size() ? after[w] : 0);
+           bits != 0; bits &= bits - 1) {
         const size_t i = w * 64 + __builtin_ctzll(bits);
         for (int d : varying_dims_)
           if (c_.types[i].allocatable[d] == claim.max_alloc[d])
-            recompute = true;
+            affected |= uint32_t{1} << d;
       }
-    }
   }
   claim.options = std::move(cand.options);
   claim.requests += cls.requests;
-  if (recompute) {
+  if (is_new || (affected != 0 && claim.options.None())) {
     const int dims = dims_.size();
     claim.max_alloc = DenseResources();
     claim.options.ForEach([&](size_t i) {
@@ -558,6 +559,29 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
         claim.max_alloc[d] =
             std::max(claim.max_alloc[d], c_.types[i].allocatable[d]);
     });
+  } else if (affected != 0) {
+    // One pass over the options left, ending as soon as each affected
+    // dimension meets an option at its old maximum (which then stands).
+    DenseResources seen;
+    uint32_t open = affected;
+    const absl::Span<const uint64_t> words = claim.options.words();
+    for (size_t w = 0; w < words.size() && open != 0; ++w)
+      for (uint64_t bits = words[w]; bits != 0 && open != 0; bits &= bits - 1) {
+        const DenseResources& a =
+            c_.types[w * 64 + __builtin_ctzll(bits)].allocatable;
+        for (uint32_t m = open; m != 0; m &= m - 1) {
+          const int d = __builtin_ctz(m);
+          if (a[d] == claim.max_alloc[d]) {
+            open &= ~(uint32_t{1} << d);
+          } else {
+            seen[d] = std::max(seen[d], a[d]);
+          }
+        }
+      }
+    for (uint32_t m = open; m != 0; m &= m - 1) {
+      const int d = __builtin_ctz(m);
+      claim.max_alloc[d] = seen[d];
+    }
   }
   claim.reqs = std::move(cand.reqs);
   if (zone_sig_of_.size() < claims_.size())
