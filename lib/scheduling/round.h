@@ -170,6 +170,15 @@ struct Simulation {
 // identity (namespace, sorted labels, the spec without priority and, for a
 // moved pod, without nodeName).
 std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved);
+// The signatures of Deployment replicas (`replicas`: the replicas of each
+// Deployment of `state`, in order, as ExpandDeployments makes them): one
+// per Deployment into *storage (whose strings *per_replica points into),
+// one pointer per replica, null for a template that names a node.
+void SignReplicas(
+    const v1::ScheduleRequest& state, absl::Span<const v1::Pod* const> replicas,
+    std::vector<std::string>* storage,
+    std::vector<const std::string*>* per_replica,
+    std::vector<std::pair<absl::string_view, absl::string_view>>* labels);
 // The same appended to *sig, with `labels` as scratch.
 void AppendClassSignature(
     const v1::Pod& p, absl::string_view ns, bool moved, std::string* sig,
@@ -537,7 +546,8 @@ class Round {
   // Per existing_ entry, the claims its bound and placed pods mount; sized
   // only when some node has limits.
   std::vector<std::vector<VolumeUse>> existing_volumes_;
-  std::vector<v1::Pod> expanded_;  // pods expanded from Deployments
+  std::vector<v1::Pod> expanded_;          // pods expanded from Deployments
+  std::vector<std::string> replica_sigs_;  // one per Deployment (SignReplicas)
   std::vector<ClassState> classes_;
   absl::flat_hash_map<std::string, int> class_index_;
   std::vector<BoundPod> bound_;

@@ -86,6 +86,32 @@ void AppendClassSignature(
   }
 }
 
+void SignReplicas(
+    const v1::ScheduleRequest& state, absl::Span<const v1::Pod* const> replicas,
+    std::vector<std::string>* storage,
+    std::vector<const std::string*>* per_replica,
+    std::vector<std::pair<absl::string_view, absl::string_view>>* labels) {
+  // A replica is its template under a name of its own, and the signature
+  // leaves the name out: every replica of a Deployment signs alike.
+  storage->clear();
+  storage->reserve(state.deployments_size());  // the pointers stay valid
+  per_replica->assign(replicas.size(), nullptr);
+  size_t at = 0;
+  for (const auto& d : state.deployments()) {
+    const int n = d.spec().has_replicas() ? d.spec().replicas() : 1;
+    if (n <= 0 || at >= replicas.size()) continue;
+    const v1::Pod& first = *replicas[at];
+    storage->emplace_back();
+    if (first.spec().node_name().empty())
+      AppendClassSignature(first, NamespaceOf(first.metadata()),
+                           /*moved=*/false, &storage->back(), labels);
+    const std::string* sig =
+        storage->back().empty() ? nullptr : &storage->back();
+    for (int r = 0; r < n && at < replicas.size(); ++r, ++at)
+      (*per_replica)[at] = sig;
+  }
+}
+
 std::string ClassSignature(const v1::Pod& p, absl::string_view ns, bool moved) {
   std::string sig;
   std::vector<std::pair<absl::string_view, absl::string_view>> labels;
@@ -305,11 +331,23 @@ absl::Status Round::CompilePods() {
   // simulations, not to it.
   if (!cluster_base_) ExpandDeployments(&all);
   if (sim_ == nullptr && !cluster_base_ && opt_.prepared != nullptr) {
-    // PreparePods' signatures, one per pod of `all` (empty: none).
+    // PreparePods' signatures, one per pod of the request (empty: none).
     const auto& prepared = opt_.prepared->signatures;
     sigs.assign(all.size(), nullptr);
     for (size_t i = 0; i < all.size() && i < prepared.size(); ++i)
       if (!prepared[i].empty()) sigs[i] = &prepared[i];
+    // A Deployment's replicas share one signature (SignReplicas).
+    const auto& replicas = opt_.prepared->replica_signatures;
+    for (size_t r = 0; r < replicas.size(); ++r)
+      if (req_.pods_size() + r < all.size())
+        sigs[req_.pods_size() + r] = replicas[r];
+  } else if (sim_ == nullptr && !cluster_base_ && !expanded_.empty()) {
+    std::vector<const std::string*> per_replica;
+    SignReplicas(req_, absl::MakeConstSpan(all).subspan(req_.pods_size()),
+                 &replica_sigs_, &per_replica, &label_scratch_);
+    sigs.assign(all.size(), nullptr);
+    for (size_t r = 0; r < per_replica.size(); ++r)
+      sigs[req_.pods_size() + r] = per_replica[r];
   }
   // A caller's KnownPods spare the pods' messages; without them each pod
   // is a chain of separately allocated messages, first touched here: fetch

@@ -183,17 +183,16 @@ PreparedPods PreparePods(const v1::ScheduleRequest& state) {
       out.expanded.push_back(pod);
     }
   }
-  out.signatures.resize(state.pods_size() + out.expanded.size());
+  out.signatures.resize(state.pods_size());
   std::vector<std::pair<absl::string_view, absl::string_view>> labels;
-  auto sign = [&](const v1::Pod& p, std::string* sig) {
-    if (!p.spec().node_name().empty()) return;
-    AppendClassSignature(p, NamespaceOf(p.metadata()), /*moved=*/false, sig,
-                         &labels);
-  };
-  for (int i = 0; i < state.pods_size(); ++i)
-    sign(state.pods(i), &out.signatures[i]);
-  for (size_t i = 0; i < out.expanded.size(); ++i)
-    sign(*out.expanded[i], &out.signatures[state.pods_size() + i]);
+  for (int i = 0; i < state.pods_size(); ++i) {
+    const v1::Pod& p = state.pods(i);
+    if (p.spec().node_name().empty())
+      AppendClassSignature(p, NamespaceOf(p.metadata()), /*moved=*/false,
+                           &out.signatures[i], &labels);
+  }
+  SignReplicas(state, out.expanded, &out.deployment_signatures,
+               &out.replica_signatures, &labels);
   return out;
 }
 

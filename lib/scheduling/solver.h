@@ -42,9 +42,14 @@ struct PreparedPods {
   // `arena` (thousands of pods are freed at once).
   std::unique_ptr<google::protobuf::Arena> arena;
   std::vector<const v1::Pod*> expanded;
-  // Per pod of request->pods() then of `expanded`: its class signature
-  // (ClassSignature, not moved) when it has no nodeName, else empty.
+  // Per pod of request->pods(): its class signature (ClassSignature, not
+  // moved) when it has no nodeName, else empty.
   std::vector<std::string> signatures;
+  // Per pod of `expanded`: its signature, one per Deployment in
+  // `deployment_signatures` (SignReplicas), null when the template names a
+  // node.
+  std::vector<std::string> deployment_signatures;
+  std::vector<const std::string*> replica_signatures;
 };
 
 // `state` must outlive the result and stay unchanged.
