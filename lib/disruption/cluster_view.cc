@@ -14,6 +14,7 @@
 #include "nodeplan/labels.h"
 #include "nodeplan/object_meta.h"
 #include "nodeplan/quantity.h"
+#include "scheduling/deleting_nodes.h"
 #include "scheduling/pods.h"
 #include "validation/workload_checks.h"
 
@@ -344,11 +345,9 @@ absl::Status ClusterView::BuildNodes() {
     v.ready = node != nullptr && NodeReady(*node);
     v.instance_terminating =
         claim != nullptr && ConditionTrue(*claim, "InstanceTerminating");
-    v.deleted = claim != nullptr
-                    ? (!claim->metadata().deletion_timestamp().empty() ||
-                       v.instance_terminating)
-                    : (node != nullptr &&
-                       !node->metadata().deletion_timestamp().empty());
+    // Karpenter's StateNode.Deleted, the rule the provisioner applies too.
+    v.deleted = node != nullptr ? scheduling::NodeDeleting(*node, claim)
+                                : scheduling::NodeClaimDeleting(*claim);
     v.marked_for_deletion = v.deleted || marked.contains(v.name);
     v.nominated = nominated.contains(v.name);
     if (const std::string* pool = Find(*v.labels, labels::kNodePool)) {

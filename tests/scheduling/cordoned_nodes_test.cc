@@ -59,9 +59,7 @@ TEST(CordonedNodes, TakeOnlyPodsThatTolerateTheCordon) {
                        resp.existing_nodes(0).name() == "n1";
     EXPECT_EQ(on_n1, c.on_n1) << c.name;
     EXPECT_EQ(resp.new_node_claims_size(), c.on_n1 ? 0 : 1) << c.name;
-    for (const auto& v : Verify(r, resp))
-      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
-                    << v.message;
+    ExpectVerified(r, resp, c.name);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/schedule.h"
+#include "nodeplan/verify.h"
 
 namespace nodeplan::testing {
 
@@ -127,6 +128,15 @@ inline v1::ScheduleResponse MustSchedule(const v1::ScheduleRequest& r) {
   for (const auto& u : resp->unschedulable()) seen.insert(u.pod());
   for (const auto& p : seen) EXPECT_EQ(seen.count(p), 1u) << p;
   return *resp;
+}
+
+// Each violation the independent verifier finds in `resp` as a failure
+// naming `what` (a case of a table).
+inline void ExpectVerified(const v1::ScheduleRequest& r,
+                           const v1::ScheduleResponse& resp,
+                           const std::string& what) {
+  for (const auto& v : Verify(r, resp))
+    ADD_FAILURE() << what << ": " << FormatViolation(v);
 }
 
 // Deterministic bytes (map entries sorted), as callers must serialize.

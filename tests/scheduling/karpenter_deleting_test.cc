@@ -74,9 +74,7 @@ TEST(KarpenterDeletingNodes, WhichPodsOfADeletingNodeGetANewNode) {
     const v1::ScheduleRequest r = DeletingNodeWith(p);
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), c.new_node ? 1 : 0) << c.name;
-    for (const auto& v : Verify(r, resp))
-      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
-                    << v.message;
+    ExpectVerified(r, resp, c.name);
     if (c.new_node && resp.new_node_claims_size() == 1) {
       EXPECT_EQ(LaunchedType(resp), "small-instance-type") << c.name;
       EXPECT_THAT(resp.new_node_claims(0).pods(),
@@ -183,9 +181,7 @@ TEST(KarpenterDeletingNodes, KarpentersOtherRules) {
     c.edit(r);
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), c.new_node ? 1 : 0) << c.name;
-    for (const auto& v : Verify(r, resp))
-      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
-                    << v.message;
+    ExpectVerified(r, resp, c.name);
   }
 }
 
@@ -243,9 +239,7 @@ TEST(KarpenterDeletingNodes, DeletingCapacityTakesNoPendingPod) {
                        resp.existing_nodes(0).name() == "n1";
     EXPECT_EQ(on_n1, c.on_n1) << c.name;
     EXPECT_EQ(resp.new_node_claims_size(), c.on_n1 ? 0 : 1) << c.name;
-    for (const auto& v : Verify(r, resp))
-      ADD_FAILURE() << c.name << ": " << v.rule << " " << v.subject << ": "
-                    << v.message;
+    ExpectVerified(r, resp, c.name);
   }
 
   // An in-flight NodeClaim (no Node yet) being deleted.
@@ -296,9 +290,7 @@ TEST(KarpenterDeletingNodes, DeletingNodesAreNotChargedToLimits) {
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.new_node_claims_size(), deleting ? 1 : 0) << deleting;
     EXPECT_EQ(resp.unschedulable_size(), deleting ? 0 : 1) << deleting;
-    for (const auto& v : Verify(r, resp))
-      ADD_FAILURE() << deleting << ": " << v.rule << " " << v.subject << ": "
-                    << v.message;
+    ExpectVerified(r, resp, deleting ? "deleting" : "not deleting");
   }
 }
 

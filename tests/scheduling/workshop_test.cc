@@ -13,11 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-void ExpectVerified(const v1::ScheduleRequest& r,
-                    const v1::ScheduleResponse& resp) {
-  for (const auto& v : Verify(r, resp)) ADD_FAILURE() << FormatViolation(v);
-}
-
 TEST(Workshop, SeedNodePoolOnTheEmbeddedCatalog) {
   v1::LoadOptions opts;
   auto set = LoadManifestFiles(
@@ -50,7 +45,7 @@ TEST(Workshop, SeedNodePoolOnTheEmbeddedCatalog) {
       AwsCatalog(r.node_classes_size() ? &r.node_classes(0) : nullptr);
   ASSERT_TRUE(catalog.ok());
   *explicit_catalog.mutable_catalog() = *catalog;
-  ExpectVerified(explicit_catalog, resp);
+  ExpectVerified(explicit_catalog, resp, "workshop, explicit catalog");
 }
 
 TEST(Verifier, KarpenterBenchmarkPlansVerify) {
@@ -58,7 +53,7 @@ TEST(Verifier, KarpenterBenchmarkPlansVerify) {
     auto r = workload::KarpenterBenchmark(pods);
     auto resp = MustSchedule(r);
     EXPECT_EQ(resp.unschedulable_size(), 0) << pods;
-    ExpectVerified(r, resp);
+    ExpectVerified(r, resp, absl::StrCat("benchmark-", pods));
   }
 }
 
@@ -66,7 +61,7 @@ TEST(Verifier, PreferencePlansVerify) {
   for (bool respect : {true, false}) {
     auto r = workload::PreferenceBenchmark(200, respect);
     auto resp = MustSchedule(r);
-    ExpectVerified(r, resp);
+    ExpectVerified(r, resp, respect ? "Respect" : "Ignore");
   }
 }
 
