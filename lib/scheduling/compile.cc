@@ -58,19 +58,28 @@ bool OfferingCompatible(const Offering& o, const Requirements& r,
 }
 
 TypeSet FitIndex::Fitting(const DenseResources& need, size_t n) const {
+  TypeSet out;
+  FittingInto(need, n, &out);
+  return out;
+}
+
+void FitIndex::FittingInto(const DenseResources& need, size_t n,
+                           TypeSet* out) const {
   // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
   // the catalog) has no dimension here: no instance type has any of it.
   for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxResourceDims); ++d)
-    if (need[d] > 0) return TypeSet(n, false);
-  TypeSet out(n, true);
+    if (need[d] > 0) {
+      out->Reset(static_cast<int>(n), false);
+      return;
+    }
+  out->Reset(static_cast<int>(n), true);
   for (size_t d = 0; d < sorted.size(); ++d) {
     if (need[d] <= 0) continue;
     const auto& vals = sorted[d];
     size_t rank =
         std::lower_bound(vals.begin(), vals.end(), need[d]) - vals.begin();
-    out.AndWith(suffix[d][rank]);
+    out->AndWith(suffix[d][rank]);
   }
-  return out;
 }
 
 namespace {

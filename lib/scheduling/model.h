@@ -88,6 +88,8 @@ struct FitIndex {
   std::vector<std::vector<int64_t>> sorted;  // [dim] ascending values
   std::vector<std::vector<TypeSet>> suffix;  // [dim][rank]
   TypeSet Fitting(const DenseResources& need, size_t n) const;
+  // The same into *out, reusing its buffer.
+  void FittingInto(const DenseResources& need, size_t n, TypeSet* out) const;
 };
 
 struct Compiled;

@@ -485,7 +485,8 @@ class Round {
   // anti-affinity groups, and the inverse ones that select it).
   const std::vector<int>& SharedSlots(const PodClass& cls, const View& v);
   const TypeSet& KeyCompat(const Requirement& r);
-  TypeSet OfferCompat(int pool, const Requirements& reqs);
+  // A reference into a cache: valid until the next OfferCompat call.
+  const TypeSet& OfferCompat(int pool, const Requirements& reqs);
   void CommitClaim(int ci, int pod, const View& v, Candidate& cand,
                    bool is_new);
   void Reposition(int ci, bool is_new);
@@ -576,6 +577,11 @@ class Round {
   bool topology_nodes_built_ = false;
   // Scratch of CompilePod's class signatures.
   std::string sig_scratch_;
+  // FilterTypes' working sets, reused from call to call (it runs once or
+  // more per pod): no allocation but the candidate's own options.
+  TypeSet filter_req_ok_, filter_offer_ok_, filter_fit_any_, filter_fit_,
+      filter_remaining_;
+  std::string offer_sig_;
   std::vector<std::pair<absl::string_view, absl::string_view>> label_scratch_;
   // SetupCluster: this round is a compiled cluster, never run.
   bool cluster_base_ = false;

@@ -152,8 +152,10 @@ const TypeSet& Round::KeyCompat(const Requirement& r) {
   return key_compat_.emplace(sig_, std::move(b)).first->second;
 }
 
-TypeSet Round::OfferCompat(int pool, const Requirements& reqs) {
-  std::string sig = absl::StrCat(pool, "|");
+const TypeSet& Round::OfferCompat(int pool, const Requirements& reqs) {
+  std::string& sig = offer_sig_;
+  sig.clear();
+  absl::StrAppend(&sig, pool, "|");
   for (LabelKeyId key : {k_.zone, k_.capacity_type, k_.reservation_id}) {
     const Requirement* r = reqs.Find(key);
     if (r) absl::StrAppend(&sig, r->String(in_));
@@ -226,7 +228,8 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
                         Requirements& reqs, bool relax_min, Candidate* out,
                         std::string* err) {
   const PoolState& ps = pools_[claim.pool];
-  TypeSet req_ok = claim.options;
+  TypeSet& req_ok = filter_req_ok_;
+  req_ok = claim.options;
   bool offer_changed = false;
   for (const Requirement& r : reqs) {
     const Requirement* old = claim.reqs.Find(r.key());
@@ -237,10 +240,11 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
     if (r.key() == k_.hostname) continue;
     req_ok.AndWith(KeyCompat(r));
   }
-  TypeSet offer_ok =
-      offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  TypeSet& offer_ok = filter_offer_ok_;
+  offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
   offer_ok.AndWith(claim.options);
-  TypeSet fit_any(n_);
+  TypeSet& fit_any = filter_fit_any_;
+  fit_any.Reset(n_, false);
   DenseResources base = claim.requests + cls.requests;
   bool claim_port_conflict =
       !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
@@ -260,11 +264,13 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
         }
       }
     }
-    TypeSet f = c_.fit.Fitting(base + g.overhead, n_);
+    TypeSet& f = filter_fit_;
+    c_.fit.FittingInto(base + g.overhead, n_, &f);
     f.AndWith(g.types);
     fit_any.OrWith(f);
   }
-  TypeSet remaining = req_ok;
+  TypeSet& remaining = filter_remaining_;
+  remaining = req_ok;
   remaining.AndWith(offer_ok);
   remaining.AndWith(fit_any);
   std::string min_err;
@@ -275,7 +281,7 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
       min_failed = true;
   }
   if (!remaining.None() && !min_failed) {
-    out->options = std::move(remaining);
+    out->options = remaining;
     return Fail::kNone;
   }
   if (err == nullptr) return Fail::kOther;
