@@ -34,8 +34,10 @@ struct DenseResources {
   std::array<int64_t, kMaxResourceDims> v{};
   int64_t& operator[](int i) { return v[i]; }
   int64_t operator[](int i) const { return v[i]; }
+  // Saturating, per dimension.
   DenseResources& operator+=(const DenseResources& o) {
-    for (int i = 0; i < kMaxResourceDims; ++i) v[i] += o.v[i];
+    for (int i = 0; i < kMaxResourceDims; ++i)
+      v[i] = SaturatingAdd(v[i], o.v[i]);
     return *this;
   }
   bool operator==(const DenseResources& o) const { return v == o.v; }

@@ -15,6 +15,7 @@
 // present keys), so a ResourceVector records presence too.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,25 @@
 #include "nodeplan/v1/k8s.pb.h"
 
 namespace nodeplan {
+
+// int64 sums and differences that clamp to the type's range instead of
+// overflowing: a request of 2^63-1 bytes is a valid Quantity (Karpenter's
+// arithmetic is unbounded), and a wrapped sum would read as small enough to
+// fit. Clamped, it stays past any allocatable.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  return r;
+}
+inline int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  return r;
+}
 
 enum class Resource : uint8_t { kCpu = 0, kMemory, kPods, kEphemeralStorage };
 inline constexpr int kFixedResources = 4;

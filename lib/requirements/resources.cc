@@ -15,20 +15,6 @@
 namespace nodeplan {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kMax : kMin;
-  return r;
-}
-int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) return b < 0 ? kMax : kMin;
-  return r;
-}
-
 constexpr absl::string_view kNames[kFixedResources] = {"cpu", "memory", "pods",
                                                        "ephemeral-storage"};
 
@@ -101,28 +87,30 @@ void ResourceVector::SetExtended(LabelKeyId name, int64_t milli) {
   }
 }
 
-// Combine(*this, other, SatAdd) in place: it runs per pod (node sums,
+// Combine(*this, other, SaturatingAdd) in place: it runs per pod (node sums,
 // container sums), where building a vector and moving it over this one
 // showed in profiles.
 void ResourceVector::Add(const ResourceVector& other) {
   for (int i = 0; i < kFixedResources; ++i) {
     const Resource r = static_cast<Resource>(i);
     if (!other.Present(r)) continue;
-    Set(r, Present(r) ? SatAdd(Get(r), other.Get(r)) : other.Get(r));
+    Set(r, Present(r) ? SaturatingAdd(Get(r), other.Get(r)) : other.Get(r));
   }
   for (const Extended& e : other.extended_) {
     const std::optional<int64_t> mine = GetExtended(e.name);
-    SetExtended(e.name, mine.has_value() ? SatAdd(*mine, e.milli) : e.milli);
+    SetExtended(e.name,
+                mine.has_value() ? SaturatingAdd(*mine, e.milli) : e.milli);
   }
 }
 
 void ResourceVector::SubtractAll(const ResourceVector& other) {
   for (int i = 0; i < kFixedResources; ++i) {
     Resource r = static_cast<Resource>(i);
-    if (other.Present(r)) Set(r, SatSub(Get(r), other.Get(r)));
+    if (other.Present(r)) Set(r, SaturatingSub(Get(r), other.Get(r)));
   }
   for (const Extended& e : other.extended_) {
-    SetExtended(e.name, SatSub(GetExtended(e.name).value_or(0), e.milli));
+    SetExtended(e.name,
+                SaturatingSub(GetExtended(e.name).value_or(0), e.milli));
   }
 }
 
@@ -180,18 +168,18 @@ absl::StatusOr<ResourceVector> ParseResourceList(
 }
 
 ResourceVector Merge(const ResourceVector& a, const ResourceVector& b) {
-  return Combine(a, b, SatAdd);
+  return Combine(a, b, SaturatingAdd);
 }
 
 ResourceVector Subtract(const ResourceVector& lhs, const ResourceVector& rhs) {
   ResourceVector out;
   for (int i = 0; i < kFixedResources; ++i) {
     Resource r = static_cast<Resource>(i);
-    if (lhs.Present(r)) out.Set(r, SatSub(lhs.Get(r), rhs.Get(r)));
+    if (lhs.Present(r)) out.Set(r, SaturatingSub(lhs.Get(r), rhs.Get(r)));
   }
   for (const ResourceVector::Extended& e : lhs.extended()) {
-    out.SetExtended(e.name,
-                    SatSub(e.milli, rhs.GetExtended(e.name).value_or(0)));
+    out.SetExtended(
+        e.name, SaturatingSub(e.milli, rhs.GetExtended(e.name).value_or(0)));
   }
   return out;
 }
@@ -396,7 +384,7 @@ ResourceVector Allocatable(const ResourceVector& capacity,
   for (const ResourceVector::Extended& e : capacity.extended()) {
     if (!IsHugePages(names.KeyText(e.name))) continue;
     // Hugepages quantities are whole bytes; extended values are milli.
-    int64_t memory = SatSub(out.memory(), e.milli / 1000);
+    int64_t memory = SaturatingSub(out.memory(), e.milli / 1000);
     out.Set(Resource::kMemory, std::max<int64_t>(memory, 0));
   }
   return out;

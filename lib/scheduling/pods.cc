@@ -122,7 +122,7 @@ absl::StatusOr<DenseResources> KnownPodRequests(
     const ResourceVector& requests, Interner& names, ResourceDims& dims,
     absl::FunctionRef<std::string()> path) {
   absl::StatusOr<DenseResources> dense = dims.FromVector(requests, names, path);
-  if (dense.ok()) (*dense)[kDimPods] += 1;
+  if (dense.ok()) (*dense)[kDimPods] = SaturatingAdd((*dense)[kDimPods], 1);
   return dense;
 }
 

@@ -644,7 +644,7 @@ Fail Round::Add(int pod, int level, std::string* err) {
       used.erase(std::unique(used.begin(), used.end()), used.end());
     }
     for (int d = 0; d < kMaxResourceDims; ++d)
-      ex.remaining[d] -= cls.requests[d];
+      ex.remaining[d] = SaturatingSub(ex.remaining[d], cls.requests[d]);
     ex.ports.insert(ex.ports.end(), cls.ports.begin(), cls.ports.end());
     Record(cls, *v, ex.node->taints, merged, nullptr);
     placed_existing_[pod] = static_cast<int>(e);
@@ -869,7 +869,8 @@ Fail Round::Add(int pod, int level, std::string* err) {
       // A "nodes" limit counts the NodeClaim itself (no type has capacity
       // in that dimension).
       if (nodes_dim_ >= 0) mx[nodes_dim_] = 1;
-      for (int d : ps.limited) ps.remaining[d] -= mx[d];
+      for (int d : ps.limited)
+        ps.remaining[d] = SaturatingSub(ps.remaining[d], mx[d]);
       ps.limit_dirty = true;
     }
     CommitClaim(idx, pod, *v, cand, true);

@@ -952,7 +952,8 @@ void Round::ChargeLimits(ExistingNode& e, int pool, DenseResources use) {
   if (nodes_dim_ >= 0) use[nodes_dim_] = 1;
   for (int x = 0; x < kMaxResourceDims; ++x)
     if (c_.pools[pool].limit_mask & (1u << x))
-      pools_[pool].remaining[x] -= use[x];
+      pools_[pool].remaining[x] =
+          SaturatingSub(pools_[pool].remaining[x], use[x]);
   e.limit_pool = pool;
   e.limit_use = use;
 }
@@ -961,7 +962,8 @@ void Round::GiveBackLimits(const ExistingNode& e) {
   if (e.limit_pool < 0) return;
   for (int x = 0; x < kMaxResourceDims; ++x)
     if (c_.pools[e.limit_pool].limit_mask & (1u << x))
-      pools_[e.limit_pool].remaining[x] += e.limit_use[x];
+      pools_[e.limit_pool].remaining[x] =
+          SaturatingAdd(pools_[e.limit_pool].remaining[x], e.limit_use[x]);
 }
 
 absl::Status Round::CompileExisting() {
@@ -1028,7 +1030,8 @@ absl::Status Round::CompileExisting() {
       if (!Compatible(e.reqs, strict, nullptr, in_, nullptr)) continue;
       oh += d.requests;
     }
-    for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= oh[x];
+    for (int x = 0; x < kMaxResourceDims; ++x)
+      e.remaining[x] = SaturatingSub(e.remaining[x], oh[x]);
   };
 
   for (int i = 0; i < req_.nodes_size(); ++i) {
@@ -1109,7 +1112,8 @@ absl::Status Round::CompileExisting() {
                     ? KnownPodRequests(*known.requests, in_, dims_, path)
                     : PodRequests(b.pod->spec(), in_, dims_, path);
       if (!rq.ok()) return rq.status();
-      for (int x = 0; x < kMaxResourceDims; ++x) e.remaining[x] -= (*rq)[x];
+      for (int x = 0; x < kMaxResourceDims; ++x)
+        e.remaining[x] = SaturatingSub(e.remaining[x], (*rq)[x]);
       if (known.host_ports) {
         auto ports = CompileHostPorts(b.pod->spec());
         e.ports.insert(e.ports.end(), ports.begin(), ports.end());

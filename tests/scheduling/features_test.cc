@@ -8,6 +8,8 @@ namespace nodeplan::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 
 TEST(MinValues, StrictFailsBestEffortRelaxes) {
   auto r = Request(4);
@@ -198,6 +200,43 @@ TEST(ExtendedResources, ResourceNoTypeHasIsUnschedulable) {
               ::testing::ElementsAre("default/plain"));
   EXPECT_THAT(ReasonFor(resp, "default/gpu"),
               HasSubstr("no instance type has enough resources"));
+}
+
+// Requests at the edge of int64 (2^63-1 bytes is a valid Quantity, and
+// Karpenter's arithmetic is unbounded) fit nowhere: sums with other pods, a
+// DaemonSet's overhead or bound pods clamp instead of wrapping round to a
+// small number that would fit. Both modes, next to a NodeClaim and on an
+// existing node.
+TEST(ExtendedResources, RequestsAtTheEdgeOfInt64FitNowhere) {
+  constexpr char kMax[] = "9223372036854775807";
+  for (const char* packing : {"Karpenter", "Optimized"}) {
+    auto r = Request(4);
+    r.mutable_options()->set_packing(packing);
+    *r.add_daemon_sets() = Parse<v1::DaemonSet>(
+        R"pb(metadata { name: "agent" namespace: "kube-system" }
+             spec { template { spec { containers { name: "a" resources {
+               requests { key: "memory" value: "100Mi" } } } } } })pb");
+    *r.add_nodes() = Parse<v1::Node>(
+        R"pb(metadata { name: "n1" labels { key: "kubernetes.io/hostname" value: "n1" } }
+             status { allocatable { key: "cpu" value: "4" }
+                      allocatable { key: "memory" value: "16Gi" }
+                      allocatable { key: "pods" value: "110" } })pb");
+    v1::Pod bound = Pod("bound", "100m", "14Gi");
+    bound.mutable_spec()->set_node_name("n1");
+    *r.add_pods() = bound;
+    *r.add_pods() = Pod("small", "100m", "1Gi");
+    *r.add_pods() = Pod("huge", "100m", kMax);
+    *r.add_pods() =
+        Pod("huge-pods", "100m", "1Gi",
+            absl::StrCat(R"pb(spec { overhead { key: "memory" value: ")pb",
+                         kMax, R"pb(" } })pb"));
+    auto resp = MustSchedule(r);
+    EXPECT_THAT(ReasonFor(resp, "default/huge"), Not(IsEmpty())) << packing;
+    EXPECT_THAT(ReasonFor(resp, "default/huge-pods"), Not(IsEmpty()))
+        << packing;
+    EXPECT_EQ(resp.unschedulable_size(), 2) << packing;
+    ExpectVerified(r, resp, packing);
+  }
 }
 
 }  // namespace
