@@ -40,12 +40,6 @@ constexpr int kSplitCaps = 4;
 // NodeClaims idling this fraction of their CPU or more are repacked
 // together (after the remainder).
 constexpr double kIdleGroup = 0.10;
-// Restricts nothing.
-const scheduling::DestinationGate& NoGate() {
-  static const auto* gate = new scheduling::DestinationGate();
-  return *gate;
-}
-
 struct Candidate {
   int pool = -1;
   int type = -1;  // index into Compiled::types: the size cap
@@ -416,7 +410,8 @@ absl::Status Improve(const scheduling::Compiled& c,
     // The gated Solve: `state` passed validation in the Karpenter round
     // (an empty gate restricts nothing and skips that check again).
     auto r = scheduling::SolveUnrendered(
-        c, state, gate != nullptr ? *gate : NoGate(), pods, narrowed);
+        c, state, gate != nullptr ? *gate : scheduling::NoGate(), pods,
+        narrowed);
     if (!r.ok()) continue;
     if ((*r)->cost() >= best - 1e-9 ||
         !SameKeys((*r)->unschedulable(), unsched))
@@ -496,9 +491,9 @@ absl::Status Improve(const scheduling::Compiled& c,
       if (!sub.has_value()) break;
       ++n;
       narrow(pool, cap);
-      auto r = scheduling::SolveUnrendered(c, *sub,
-                                           gate != nullptr ? *gate : NoGate(),
-                                           &*sub_prepared, narrowed);
+      auto r = scheduling::SolveUnrendered(
+          c, *sub, gate != nullptr ? *gate : scheduling::NoGate(),
+          &*sub_prepared, narrowed);
       if (!r.ok() || !(*r)->unschedulable().empty() ||
           (*r)->cost() >= price - 1e-9)
         continue;

@@ -26,8 +26,15 @@ absl::Status SolveAndFinish(const scheduling::Compiled& c,
   // Deployment replicas and class signatures are prepared once for all.
   // Its Karpenter round is rendered only if no cheaper plan replaces it.
   if (r.options().packing() == "Optimized") {
+    // Checked before PreparePods expands the Deployments (a replica count
+    // past the limits is refused, not allocated); the rounds after it, gated
+    // by a gate that restricts nothing, do not check again.
+    if (auto s = scheduling::CheckRequestWorkload(r); !s.ok()) return s;
     const scheduling::PreparedPods prepared = scheduling::PreparePods(r);
-    auto round = scheduling::SolveUnrendered(c, r, &prepared);
+    std::vector<TypeSet> types;
+    for (const auto& pool : c.pools) types.push_back(pool.types);
+    auto round = scheduling::SolveUnrendered(c, r, scheduling::NoGate(),
+                                             &prepared, std::move(types));
     if (!round.ok()) return round.status();
     return optimize::FinishOptimized(c, r, base, **round, out, &prepared);
   }

@@ -55,6 +55,19 @@ absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o) {
   return out;
 }
 
+const DestinationGate& NoGate() {
+  static const auto* gate = new DestinationGate();
+  return *gate;
+}
+
+absl::Status CheckRequestWorkload(const v1::ScheduleRequest& state) {
+  validation::Workload workload;
+  workload.pods = &state.pods();
+  workload.deployments = &state.deployments();
+  workload.SetClusterObjects(state);
+  return validation::CheckWorkload(workload);
+}
+
 namespace {
 
 // A round of `state` set up and run, not rendered.
@@ -66,11 +79,7 @@ absl::StatusOr<std::unique_ptr<Round>> RunRound(
   // Disrupt call already validated: checking all of the cluster's pods again
   // per simulation cost about 15% of a 1,000-node decision.
   if (gate == nullptr) {
-    validation::Workload workload;
-    workload.pods = &state.pods();
-    workload.deployments = &state.deployments();
-    workload.SetClusterObjects(state);
-    if (auto s = validation::CheckWorkload(workload); !s.ok()) return s;
+    if (auto s = CheckRequestWorkload(state); !s.ok()) return s;
   }
   auto opt = ParseOptions(state.options());
   if (!opt.ok()) return opt.status();
@@ -131,17 +140,6 @@ absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
   std::unique_ptr<SolvedRound> out(new SolvedRound());
   out->pool_types_ = std::move(pool_types);
   auto round = RunRound(snapshot, state, &gate, prepared, &out->pool_types_);
-  if (!round.ok()) return round.status();
-  out->round_ = *std::move(round);
-  out->Summarize();
-  return out;
-}
-
-absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
-    const Compiled& snapshot, const v1::ScheduleRequest& state,
-    const PreparedPods* prepared) {
-  std::unique_ptr<SolvedRound> out(new SolvedRound());
-  auto round = RunRound(snapshot, state, nullptr, prepared, nullptr);
   if (!round.ok()) return round.status();
   out->round_ = *std::move(round);
   out->Summarize();

@@ -31,6 +31,11 @@ struct DestinationGate {
   absl::flat_hash_set<absl::string_view> pods;
 };
 
+// A gate that restricts nothing: a round under it is the ungated round,
+// except that the request's pods are not checked again
+// (CheckRequestWorkload).
+const DestinationGate& NoGate();
+
 // What every round over one request computes the same way before placing a
 // pod: its Deployments' replicas and its pending pods' class signatures.
 // The Optimized packing runs several rounds of one request (one per
@@ -52,7 +57,8 @@ struct PreparedPods {
   std::vector<const std::string*> replica_signatures;
 };
 
-// `state` must outlive the result and stay unchanged.
+// `state` must outlive the result and stay unchanged, and have passed
+// CheckRequestWorkload (every replica of every Deployment is made here).
 PreparedPods PreparePods(const v1::ScheduleRequest& state);
 
 struct Options {
@@ -133,8 +139,6 @@ class SolvedRound {
   friend absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
       const Compiled&, const v1::ScheduleRequest&, const DestinationGate&,
       const PreparedPods*, std::vector<TypeSet>);
-  friend absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
-      const Compiled&, const v1::ScheduleRequest&, const PreparedPods*);
   SolvedRound() = default;
   void Summarize();
   // The round reads its NodePools' types from here (when narrowed).
@@ -152,11 +156,12 @@ absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate, const PreparedPods* prepared,
     std::vector<TypeSet> pool_types);
-// The ungated Solve reusing `prepared` (the request is validated), left
-// unrendered: the Optimized packing's Karpenter round.
-absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
-    const Compiled& snapshot, const v1::ScheduleRequest& state,
-    const PreparedPods* prepared);
+// What the ungated Solve checks of the request's pods and Deployments
+// before its round (validation::CheckWorkload: well-formed pods, replica
+// counts within docs/LIMITS.md). A caller that prepares pods itself runs it
+// first, as PreparePods expands every replica, and may then run gated
+// rounds (an empty gate restricts nothing) that do not check again.
+absl::Status CheckRequestWorkload(const v1::ScheduleRequest& state);
 
 // The name a round gives the ordinal-th new NodeClaim of NodePool `pool`
 // (salt > 0 after a collision): "<pool>-" and five characters of the

@@ -170,6 +170,23 @@ TEST(OptimizedPacking, UnknownValuesNameTheField) {
             std::string::npos);
 }
 
+// A Deployment past the replica limit (docs/LIMITS.md) is refused before
+// the Optimized mode expands its replicas for its rounds: 2^31-1 replicas
+// used to be allocated first, tens of gigabytes (found by
+// fuzz_schedule_request).
+TEST(OptimizedPacking, ReplicaLimitIsCheckedBeforeReplicasAreMade) {
+  auto r = workload::PlainSeedWorkload(10);
+  ASSERT_GT(r.deployments_size(), 0);
+  r.mutable_deployments(0)->mutable_spec()->set_replicas(2147483647);
+  for (const char* packing : {"Karpenter", "Optimized"}) {
+    r.mutable_options()->set_packing(packing);
+    auto resp = Schedule(r);
+    ASSERT_FALSE(resp.ok()) << packing;
+    EXPECT_NE(resp.status().message().find("spec.replicas"), std::string::npos)
+        << packing << ": " << resp.status();
+  }
+}
+
 TEST(CostBoundOnPlans, SkipLeavesItUnavailable) {
   auto r = Workshop();
   r.mutable_options()->set_cost_bound("Skip");
