@@ -18,6 +18,7 @@
 #include "nodeplan/object_meta.h"
 #include "nodeplan/verify.h"
 #include "verify/pod_facts.h"
+#include "verify/verifier.h"
 
 namespace nodeplan {
 namespace {
@@ -357,7 +358,7 @@ class DisruptionChecker {
           for (const char* ct : {"reserved", "spot", "on-demand"}) {
             for (const v1::Offering& o : t.offerings()) {
               if (o.capacity_type() != ct) continue;
-              if (o.has_available() && !o.available()) continue;
+              if (!verify_internal::OfferingAvailable(o)) continue;
               if (!zones.empty() && !zones.contains(o.zone())) continue;
               if (!cts.empty() && !cts.contains(o.capacity_type())) continue;
               worst = std::max(worst, o.price());

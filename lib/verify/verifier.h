@@ -110,6 +110,9 @@ bool OwnedByDaemonSetOrNode(const v1::Pod& pod);
 bool LeavesDeletingNode(const v1::Pod& pod);
 // A NodeClaim being deleted: a deletionTimestamp or InstanceTerminating.
 bool ClaimDeleting(const v1::NodeClaim& claim);
+// An offering the catalog says can launch: not marked unavailable, and, for
+// a capacity reservation, with instances left in it (reservationCapacity).
+bool OfferingAvailable(const v1::Offering& o);
 Expr ToExpr(const v1::NodeSelectorRequirement& r);
 // The node lifecycle taints Karpenter expects to go away: the library's
 // nodeplan::IsKnownEphemeralTaint (nodeplan/taints.h).

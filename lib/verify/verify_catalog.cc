@@ -72,9 +72,14 @@ const v1::InstanceType* Verifier::FindType(const v1::NodePool& pool,
   return it == index.end() ? nullptr : it->second;
 }
 
+bool OfferingAvailable(const v1::Offering& o) {
+  if (o.has_available() && !o.available()) return false;
+  return o.reservation_id().empty() || o.reservation_capacity() > 0;
+}
+
 bool Verifier::OfferingUsable(const v1::InstanceType& type,
                               const v1::Offering& o) {
-  if (o.has_available() && !o.available()) return false;
+  if (!OfferingAvailable(o)) return false;
   return unavailable_.count({type.name(), o.zone(), o.capacity_type()}) == 0;
 }
 

@@ -18,6 +18,7 @@
 namespace nodeplan::testing {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -390,6 +391,34 @@ TEST(SingleNodeConsolidationTest, ReplacesWithACheaperNode) {
   EXPECT_EQ(cmd.replacements(0).launch().capacity_type(), "spot");
   EXPECT_NEAR(cmd.savings_per_hour(), FakePrice(16, 32) - 0.7 * FakePrice(2, 4),
               1e-9);
+}
+
+// An offering of a capacity reservation with no instance left cannot
+// launch: the engine leaves it out of an option's worst launch price, and so
+// does the verifier's savings check (it used to count it and call a valid
+// replacement dearer than the node; found by fuzz_disrupt_request).
+TEST(SingleNodeConsolidationTest, AnExhaustedReservationDoesNotPriceAnOption) {
+  Cluster c;
+  c.NodePool("default");
+  c.Node("big", "default", {.type = "size-16"});
+  c.Pod("p", "big", "1500m");
+  // size-8's spot offerings: one priced above size-16 on demand, through a
+  // reservation that is exhausted.
+  for (auto& t : *c.request().mutable_catalog()->mutable_instance_types()) {
+    if (t.name() != "size-8") continue;
+    for (auto& o : *t.mutable_offerings()) {
+      if (o.capacity_type() != "spot" || o.zone() != "test-zone-2") continue;
+      o.set_price(2 * FakePrice(16, 32));
+      o.set_reservation_id("cr-exhausted");
+      o.set_reservation_capacity(0);
+    }
+  }
+  v1::DisruptResponse r = c.Disrupt();
+  ASSERT_EQ(r.commands_size(), 1) << r.DebugString();
+  EXPECT_THAT(r.commands(0).replacements(0).instance_types(),
+              Contains("size-8"));
+  for (const Violation& v : VerifyDisruption(c.request(), r))
+    ADD_FAILURE() << FormatViolation(v);
 }
 
 TEST(SingleNodeConsolidationTest, DeletesWhenPodsFitElsewhere) {
