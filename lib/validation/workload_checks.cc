@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nodeplan/limits.h"
 #include "nodeplan/object_meta.h"
@@ -365,10 +366,30 @@ void CheckAffinityTerms(
 // node the request lacks, DaemonSet pods): the API server would have
 // refused them (found by tests/fuzz). So it costs no allocation unless a
 // quantity is wrong: the path is built, and the names sorted, only then.
+// The API server's integer resources (IsIntegerResourceName): pods and
+// extended resources (a domain-prefixed name outside kubernetes.io), whose
+// quantities must be whole numbers wherever they appear (container
+// requests and limits, overhead, Node status).
+bool IntegerResource(absl::string_view name) {
+  if (name == "pods") return true;
+  const size_t slash = name.find('/');
+  if (slash == absl::string_view::npos) return false;
+  if (absl::StrContains(name, "kubernetes.io/")) return false;
+  return !absl::StartsWith(name, "requests.");
+}
+
+// Whether an integer resource's quantity has a fractional part (milli-units
+// not a multiple of 1000); false when it does not parse.
+bool Fractional(const std::string& name, const std::string& text) {
+  if (!IntegerResource(name)) return false;
+  absl::StatusOr<int64_t> milli = ParseQuantityMilli(text);
+  return milli.ok() && *milli % 1000 != 0;
+}
+
 bool ValidQuantity(const std::string& name, const std::string& text) {
   absl::StatusOr<int64_t> value =
       name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
-  return value.ok() && *value >= 0;
+  return value.ok() && *value >= 0 && !Fractional(name, text);
 }
 
 void CheckQuantities(
@@ -398,6 +419,9 @@ void CheckQuantities(
       r.Add(absl::StrCat(at, "[", name, "]"),
             absl::StrCat("Invalid value: \"", text,
                          "\": must be greater than or equal to 0"));
+    } else if (Fractional(name, text)) {
+      r.Add(absl::StrCat(at, "[", name, "]"),
+            absl::StrCat("Invalid value: \"", text, "\": must be an integer"));
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -583,6 +584,62 @@ spec:
   EXPECT_THAT(resp.status().message(),
               HasSubstr("containers[0].resources.requests[memory]: Invalid "
                         "value: \"-1Gi\": must be greater than or equal to 0"));
+}
+
+// The API server's integer resources (pods, extended resources) take
+// whole numbers only, in a Node's status as in a container's requests. A
+// Node reporting 1.92 pods let the scheduler, which counts whole units,
+// put a second pod where Karpenter's exact comparison does not (found by
+// fuzz_schedule_request); fractional memory stays valid.
+TEST(WorkloadInputsTest, IntegerResourcesTakeWholeNumbers) {
+  struct Case {
+    std::string yaml;
+    std::string error;  // empty: accepted
+  };
+  const std::vector<Case> cases = {
+      {R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: 1920m}}
+)",
+       "status.allocatable[pods]: Invalid value: \"1920m\": must be an "
+       "integer"},
+      {R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {example.com/dongle: 500m}}
+)",
+       "status.capacity[example.com/dongle]: Invalid value: \"500m\": must "
+       "be an integer"},
+      {R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {nvidia.com/gpu: 500m}}
+)",
+       "containers[0].resources.requests[nvidia.com/gpu]: Invalid value: "
+       "\"500m\": must be an integer"},
+      {R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {memory: 1500m, cpu: 1500m}}
+)",
+       ""},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<v1::ScheduleResponse> resp = Schedule(WithPool(c.yaml));
+    if (c.error.empty()) {
+      EXPECT_TRUE(resp.ok()) << c.yaml << resp.status();
+      continue;
+    }
+    ASSERT_FALSE(resp.ok()) << c.yaml;
+    EXPECT_THAT(resp.status().message(), HasSubstr(c.error)) << c.yaml;
+  }
 }
 
 // Item 11: three pods default/p were all scheduled, two NodePools np both
