@@ -7,6 +7,7 @@
 #include "disruption/pod_rules.h"
 #include "nodeplan/labels.h"
 #include "nodeplan/quantity.h"
+#include "nodeplan/resources.h"
 
 namespace nodeplan::disruption {
 
@@ -225,7 +226,9 @@ absl::StatusOr<std::vector<Command>> Engine::StaticDrift() {
     const int64_t wanted =
         std::min<int64_t>(budget[p], static_cast<int64_t>(group.size()));
     const int64_t limit = pool.node_limit.value_or(INT64_MAX);
-    const int64_t remaining = limit - (active + deleting);
+    // Saturating: a limit near int64's minimum (a valid quantity) must not
+    // wrap round to room for more nodes.
+    const int64_t remaining = SaturatingSub(limit, active + deleting);
     if (remaining < 0) continue;
     const int64_t granted = std::min(wanted, remaining);
     for (int64_t i = 0; i < granted; ++i) {

@@ -201,15 +201,20 @@ v1::NodePool& StaticPool(Cluster& c, int replicas, const std::string& limit,
 // some limits" (5 of 7: two replacements fit), "should keep drifting
 // partially when we can acquire some limits for each reconcile" (5 of 6: one
 // per pass); Context "Edge Cases", "should handle missing node limits
-// gracefully" (all five).
+// gracefully" (all five); and a limit at int64's edge, whose headroom
+// used to wrap round to room for every node.
 TEST(KarpenterStaticDriftLimitsTest, ReplacementsStayWithinTheNodeLimit) {
   struct Case {
     std::string limit;
     int nodes;
     int want;
   };
-  for (const Case& k : std::vector<Case>{
-           {"5", 5, 0}, {"5", 2, 2}, {"7", 5, 2}, {"6", 5, 1}, {"", 5, 5}}) {
+  for (const Case& k : std::vector<Case>{{"5", 5, 0},
+                                         {"5", 2, 2},
+                                         {"7", 5, 2},
+                                         {"6", 5, 1},
+                                         {"", 5, 5},
+                                         {"-9223372036854775807", 5, 0}}) {
     Cluster c;
     StaticPool(c, 5, k.limit, k.nodes);
     v1::DisruptResponse r = c.Disrupt();
