@@ -152,11 +152,6 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 }
 
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
-                   const PreparedPods* prepared, v1::ScheduleResponse* out) {
-  return SolveWith(snapshot, state, nullptr, prepared, nullptr, out);
-}
-
-absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out) {
   return SolveWith(snapshot, state, &gate, nullptr, nullptr, out);
 }

@@ -95,11 +95,8 @@ absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
 // Disrupt does once per call; they are not checked again.
 absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
                    const DestinationGate& gate, v1::ScheduleResponse* out);
-// The same reusing `prepared` (PreparePods(state), may be null): the
-// response is the one the call above renders.
-absl::Status Solve(const Compiled& snapshot, const v1::ScheduleRequest& state,
-                   const PreparedPods* prepared, v1::ScheduleResponse* out);
-// The gated call reusing `prepared`, likewise, and with NodePool p
+// The gated call reusing `prepared` (PreparePods(state), may be null: the
+// response is the one the call above renders), and with NodePool p
 // admitting only (*pool_types)[p] when `pool_types` is given (one entry per
 // NodePool of the snapshot, each a subset of the snapshot's own: the
 // Optimized packing's capped rounds).
