@@ -39,7 +39,11 @@ class TypeSet {
   void Set(int i) { words_[i >> 6] |= uint64_t{1} << (i & 63); }
   void Clear(int i) { words_[i >> 6] &= ~(uint64_t{1} << (i & 63)); }
   int Count() const;
-  bool None() const;
+  bool None() const {
+    for (uint64_t w : words_)
+      if (w != 0) return false;
+    return true;
+  }
   // Calls f(i) for every member in ascending order.
   template <typename F>
   void ForEach(F&& f) const {
@@ -52,9 +56,16 @@ class TypeSet {
     }
   }
   std::vector<int> ToVector() const;
-  void AndWith(const TypeSet& other);
-  void OrWith(const TypeSet& other);
-  void AndNotWith(const TypeSet& other);
+  // Sets of the same size (the hot loops of placement: inline).
+  void AndWith(const TypeSet& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
+  }
+  void OrWith(const TypeSet& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
+  }
+  void AndNotWith(const TypeSet& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] &= ~other.words_[w];
+  }
   // Some member is in both (this & other is not empty), without building the
   // intersection.
   bool Intersects(const TypeSet& other) const {

@@ -48,27 +48,10 @@ int TypeSet::Count() const {
   return n;
 }
 
-bool TypeSet::None() const {
-  for (uint64_t w : words_) {
-    if (w != 0) return false;
-  }
-  return true;
-}
-
 std::vector<int> TypeSet::ToVector() const {
   std::vector<int> out;
   ForEach([&](int i) { out.push_back(i); });
   return out;
-}
-
-void TypeSet::AndWith(const TypeSet& other) {
-  for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
-}
-void TypeSet::OrWith(const TypeSet& other) {
-  for (size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
-}
-void TypeSet::AndNotWith(const TypeSet& other) {
-  for (size_t w = 0; w < words_.size(); ++w) words_[w] &= ~other.words_[w];
 }
 
 // ---- RequirementsIndex -----------------------------------------------------

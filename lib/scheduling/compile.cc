@@ -82,6 +82,21 @@ void FitIndex::FittingInto(const DenseResources& need, size_t n,
   }
 }
 
+void FitIndex::AndFitting(const DenseResources& need, TypeSet* inout) const {
+  for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxResourceDims); ++d)
+    if (need[d] > 0) {
+      inout->Reset(inout->size(), false);
+      return;
+    }
+  for (size_t d = 0; d < sorted.size(); ++d) {
+    if (need[d] <= 0) continue;
+    const auto& vals = sorted[d];
+    size_t rank =
+        std::lower_bound(vals.begin(), vals.end(), need[d]) - vals.begin();
+    inout->AndWith(suffix[d][rank]);
+  }
+}
+
 namespace {
 
 // The instance types of one catalog: the request's explicit catalog, or the

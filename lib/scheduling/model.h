@@ -90,6 +90,9 @@ struct FitIndex {
   TypeSet Fitting(const DenseResources& need, size_t n) const;
   // The same into *out, reusing its buffer.
   void FittingInto(const DenseResources& need, size_t n, TypeSet* out) const;
+  // *inout &= Fitting(need): the same set, narrowed in place without building
+  // the fitting types apart.
+  void AndFitting(const DenseResources& need, TypeSet* inout) const;
 };
 
 struct Compiled;

@@ -184,6 +184,8 @@ void AppendClassSignature(
     const v1::Pod& p, absl::string_view ns, bool moved, std::string* sig,
     std::vector<std::pair<absl::string_view, absl::string_view>>* labels);
 
+struct View;
+
 struct Claim {
   int pool = 0;
   Requirements reqs;
@@ -197,6 +199,9 @@ struct Claim {
   // Per-resource maximum allocatable over the options: requests beyond it
   // cannot fit any option (a cheap first check).
   DenseResources max_alloc;
+  // The view of the last pod it took (CanAddClaim's shortcut for the next
+  // pod of that view).
+  const View* joined_view = nullptr;
 };
 
 struct RelaxState {
@@ -306,6 +311,8 @@ struct Candidate {
   TypeSet options;
   std::vector<std::pair<int, int>> reserve;
   bool min_values_relaxed = false;
+  // `reqs` is empty: the NodeClaim keeps the requirements it has.
+  bool same_reqs = false;
 };
 
 enum class Fail { kNone, kOther, kReserved };
@@ -470,8 +477,19 @@ class Round {
   Fail CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                    bool relax_min, Candidate* out, std::string* err,
                    const Requirements* avoid = nullptr);
-  Fail FilterTypes(const Claim& claim, const PodClass& cls, Requirements& reqs,
-                   bool relax_min, Candidate* out, std::string* err);
+  // `merged`: the requirements the NodeClaim would have (minValues may be
+  // relaxed in place); null when they are its own, unchanged.
+  Fail FilterTypes(const Claim& claim, const PodClass& cls,
+                   Requirements* merged, bool relax_min, Candidate* out,
+                   std::string* err);
+  Fail ReserveOfferings(const Claim& claim, const Requirements& reqs,
+                        Candidate* cand, std::string* err);
+  // Some inverse (anti-affinity) group selects pods of `cls`.
+  bool SelectedByInverseGroup(const PodClass& cls) const {
+    for (int gi : inverse_groups_)
+      if (groups_[gi].Selects(cls.ns_id, cls.labels)) return true;
+    return false;
+  }
   // The shared dead-end slot of group `gi` for pods of `cls`: spread skew
   // counts the pod itself when the group selects it, anti-affinity does not.
   int SharedDeadSlot(int gi, const PodClass& cls) const {

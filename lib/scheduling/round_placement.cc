@@ -225,58 +225,70 @@ const TypeSet& Round::LimitOk(int pool) {
 }
 
 Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
-                        Requirements& reqs, bool relax_min, Candidate* out,
+                        Requirements* merged, bool relax_min, Candidate* out,
                         std::string* err) {
   const PoolState& ps = pools_[claim.pool];
-  TypeSet& req_ok = filter_req_ok_;
-  req_ok = claim.options;
+  // No merged requirements: the NodeClaim's own, unchanged.
+  const Requirements& reqs = merged != nullptr ? *merged : claim.reqs;
+  // The types left: the NodeClaim's options that meet the changed
+  // requirements (req_ok), have an offering the requirements allow
+  // (offer_ok) and fit the requests with some daemon group's overhead
+  // (fit_any). Narrowed in place, one pass per set that can change: a pod
+  // joining a NodeClaim with the requirements it already has (the next
+  // replica of a Deployment) costs an intersection with the fitting types
+  // only. The three sets apart are built only to explain a failure.
+  TypeSet& remaining = filter_remaining_;
+  remaining = claim.options;
   bool offer_changed = false;
   for (const Requirement& r : reqs) {
+    if (merged == nullptr) break;
     const Requirement* old = claim.reqs.Find(r.key());
     if (old != nullptr && *old == r) continue;
     if (r.key() == k_.zone || r.key() == k_.capacity_type ||
         r.key() == k_.reservation_id)
       offer_changed = true;
     if (r.key() == k_.hostname) continue;
-    req_ok.AndWith(KeyCompat(r));
+    remaining.AndWith(KeyCompat(r));
   }
-  TypeSet& offer_ok = filter_offer_ok_;
-  offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
-  offer_ok.AndWith(claim.options);
-  TypeSet& fit_any = filter_fit_any_;
-  fit_any.Reset(n_, false);
-  DenseResources base = claim.requests + cls.requests;
-  bool claim_port_conflict =
+  if (offer_changed && !remaining.None())
+    remaining.AndWith(OfferCompat(claim.pool, reqs));
+  const DenseResources base = claim.requests + cls.requests;
+  const bool claim_port_conflict =
       !cls.ports.empty() && PortsConflict(claim.ports, cls.ports);
-  DenseResources min_oh, max_oh;
-  bool tracked = false;
-  for (const DaemonGroup& g : ps.groups) {
-    if (claim_port_conflict) continue;
-    if (!cls.ports.empty() && PortsConflict(g.ports, cls.ports)) continue;
-    if (g.has_overhead) {
-      if (!tracked) {
-        min_oh = max_oh = g.overhead;
-        tracked = true;
-      } else {
-        for (int d = 0; d < kMaxResourceDims; ++d) {
-          min_oh[d] = std::min(min_oh[d], g.overhead[d]);
-          max_oh[d] = std::max(max_oh[d], g.overhead[d]);
-        }
-      }
+  // The daemon groups whose pods can run beside this pod (host ports).
+  auto eligible = [&](const DaemonGroup& g) {
+    return !claim_port_conflict &&
+           (cls.ports.empty() || !PortsConflict(g.ports, cls.ports));
+  };
+  // fit_any: the types fitting base plus some eligible group's overhead.
+  auto fit_any_into = [&](TypeSet* fit_any) {
+    fit_any->Reset(n_, false);
+    for (const DaemonGroup& g : ps.groups) {
+      if (!eligible(g)) continue;
+      TypeSet& f = filter_fit_;
+      c_.fit.FittingInto(base + g.overhead, n_, &f);
+      f.AndWith(g.types);
+      fit_any->OrWith(f);
     }
-    TypeSet& f = filter_fit_;
-    c_.fit.FittingInto(base + g.overhead, n_, &f);
-    f.AndWith(g.types);
-    fit_any.OrWith(f);
+  };
+  if (!remaining.None()) {
+    if (ps.groups.size() == 1) {
+      const DaemonGroup& g = ps.groups[0];
+      if (eligible(g)) {
+        remaining.AndWith(g.types);
+        c_.fit.AndFitting(base + g.overhead, &remaining);
+      } else {
+        remaining.Reset(n_, false);
+      }
+    } else {
+      fit_any_into(&filter_fit_any_);
+      remaining.AndWith(filter_fit_any_);
+    }
   }
-  TypeSet& remaining = filter_remaining_;
-  remaining = req_ok;
-  remaining.AndWith(offer_ok);
-  remaining.AndWith(fit_any);
   std::string min_err;
   bool min_failed = false;
-  if (!remaining.None() && reqs.HasMinValues()) {
-    if (!MinValuesOk(remaining, reqs, relax_min, err ? &min_err : nullptr,
+  if (!remaining.None() && merged != nullptr && merged->HasMinValues()) {
+    if (!MinValuesOk(remaining, *merged, relax_min, err ? &min_err : nullptr,
                      &out->min_values_relaxed))
       min_failed = true;
   }
@@ -285,7 +297,34 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
     return Fail::kNone;
   }
   if (err == nullptr) return Fail::kOther;
-  // Karpenter's InstanceTypeFilterError.
+  // Karpenter's InstanceTypeFilterError, from the three sets apart.
+  TypeSet& req_ok = filter_req_ok_;
+  req_ok = claim.options;
+  for (const Requirement& r : reqs) {
+    if (merged == nullptr) break;
+    const Requirement* old = claim.reqs.Find(r.key());
+    if (old != nullptr && *old == r) continue;
+    if (r.key() != k_.hostname) req_ok.AndWith(KeyCompat(r));
+  }
+  TypeSet& offer_ok = filter_offer_ok_;
+  offer_ok = offer_changed ? OfferCompat(claim.pool, reqs) : claim.options;
+  offer_ok.AndWith(claim.options);
+  TypeSet& fit_any = filter_fit_any_;
+  fit_any_into(&fit_any);
+  DenseResources min_oh, max_oh;
+  bool tracked = false;
+  for (const DaemonGroup& g : ps.groups) {
+    if (!eligible(g) || !g.has_overhead) continue;
+    if (!tracked) {
+      min_oh = max_oh = g.overhead;
+      tracked = true;
+    } else {
+      for (int d = 0; d < kMaxResourceDims; ++d) {
+        min_oh[d] = std::min(min_oh[d], g.overhead[d]);
+        max_oh[d] = std::max(max_oh[d], g.overhead[d]);
+      }
+    }
+  }
   std::string rs;
   if (!tracked) {
     rs = dims_.String(cls.requests);
@@ -355,9 +394,73 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
   return Fail::kOther;
 }
 
+// Reserved offerings (Strict mode, as provisioning uses) for a NodeClaim
+// narrowed to cand->options under `reqs`: which it would hold, or why it
+// cannot join.
+Fail Round::ReserveOfferings(const Claim& claim, const Requirements& reqs,
+                             Candidate* cand, std::string* err) {
+  if (!opt_.reserved_capacity) return Fail::kNone;
+  bool compatible_reserved = false;
+  const Pool& p = c_.pools[claim.pool];
+  // Only types with a reserved offering can contribute below.
+  if (cand->options.Intersects(pools_[claim.pool].reserved_types))
+    cand->options.ForEach([&](size_t i) {
+      const auto& offs = c_.types[i].offerings;
+      for (size_t j = 0; j < offs.size() && j < 64; ++j) {
+        const Offering& o = offs[j];
+        if (o.capacity_type != k_.v_reserved || !(p.offering_mask[i] >> j & 1))
+          continue;
+        if (!OfferingCompatible(o, reqs, k_)) continue;
+        compatible_reserved = true;
+        const Reservation& r = reservations_[o.reservation.id];
+        bool held = r.holders.count(claim.hostname.id) > 0;
+        if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
+          cand->reserve.emplace_back(static_cast<int>(i), static_cast<int>(j));
+      }
+    });
+  if (compatible_reserved && cand->reserve.empty()) {
+    if (err)
+      *err =
+          "one or more instance types with compatible reserved offerings "
+          "are available, but could not be reserved";
+    return Fail::kReserved;
+  }
+  if (!claim.reserved.empty() && cand->reserve.empty()) {
+    if (err)
+      *err =
+          "satisfying updated nodeclaim constraints would remove all "
+          "compatible reserved offering options";
+    return Fail::kReserved;
+  }
+  return Fail::kNone;
+}
+
 Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
                         bool relax_min, Candidate* out, std::string* err,
                         const Requirements* avoid) {
+  // The next pod of the view this NodeClaim took last (a Deployment's next
+  // replica): the NodeClaim's requirements already hold the view's, and
+  // holding them again changes nothing (Add intersects). With no topology
+  // group, volume alternative or minValues to merge (nor relaxed: a floor
+  // relaxed away would come back with the view's), it joins with its
+  // requirements as they are if some option still fits: no copy, no merge.
+  // (Its taints were tolerated by the same view.)
+  if (claim.joined_view == &v && avoid == nullptr && v.groups.empty() &&
+      cls.volume_alts.empty() && !claim.reqs.HasMinValues() &&
+      !v.reqs.HasMinValues() && !SelectedByInverseGroup(cls)) {
+    Candidate cand;
+    if (FilterTypes(claim, cls, nullptr, relax_min, &cand, err) !=
+        Fail::kNone) {
+      last_monotone_ = v.monotone_filter;
+      return Fail::kOther;
+    }
+    if (Fail f = ReserveOfferings(claim, claim.reqs, &cand, err);
+        f != Fail::kNone)
+      return f;
+    cand.same_reqs = true;
+    *out = std::move(cand);
+    return Fail::kNone;
+  }
   const Pool& pool = c_.pools[claim.pool];
   if (!Tolerates(pool.taints, v.tols, err)) {
     last_monotone_ = true;
@@ -438,48 +541,13 @@ Fail Round::CanAddClaim(const Claim& claim, const PodClass& cls, const View& v,
     if (!Compatible(reqs, topo, &wk_, in_, err)) continue;
     reqs.Add(topo);
     Candidate cand;
-    last = FilterTypes(claim, cls, reqs, relax_min, &cand, err);
+    last = FilterTypes(claim, cls, &reqs, relax_min, &cand, err);
     if (last != Fail::kNone) {
       last_monotone_ = alts.size() == 1 && v.monotone_filter;
       continue;
     }
-    // Reserved offerings (Strict mode, as provisioning uses).
-    if (opt_.reserved_capacity) {
-      bool compatible_reserved = false;
-      const Pool& p = c_.pools[claim.pool];
-      // Only types with a reserved offering can contribute below.
-      if (cand.options.Intersects(pools_[claim.pool].reserved_types))
-        cand.options.ForEach([&](size_t i) {
-          const auto& offs = c_.types[i].offerings;
-          for (size_t j = 0; j < offs.size() && j < 64; ++j) {
-            const Offering& o = offs[j];
-            if (o.capacity_type != k_.v_reserved ||
-                !(p.offering_mask[i] >> j & 1))
-              continue;
-            if (!OfferingCompatible(o, reqs, k_)) continue;
-            compatible_reserved = true;
-            const Reservation& r = reservations_[o.reservation.id];
-            bool held = r.holders.count(claim.hostname.id) > 0;
-            if (held || static_cast<int32_t>(r.holders.size()) < r.capacity)
-              cand.reserve.emplace_back(static_cast<int>(i),
-                                        static_cast<int>(j));
-          }
-        });
-      if (compatible_reserved && cand.reserve.empty()) {
-        if (err)
-          *err =
-              "one or more instance types with compatible reserved offerings "
-              "are available, but could not be reserved";
-        return Fail::kReserved;
-      }
-      if (!claim.reserved.empty() && cand.reserve.empty()) {
-        if (err)
-          *err =
-              "satisfying updated nodeclaim constraints would remove all "
-              "compatible reserved offering options";
-        return Fail::kReserved;
-      }
-    }
+    if (Fail f = ReserveOfferings(claim, reqs, &cand, err); f != Fail::kNone)
+      return f;
     cand.reqs = std::move(reqs);
     *out = std::move(cand);
     return Fail::kNone;
@@ -589,10 +657,13 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
       claim.max_alloc[d] = seen[d];
     }
   }
-  claim.reqs = std::move(cand.reqs);
   if (zone_sig_of_.size() < claims_.size())
     zone_sig_of_.resize(claims_.size(), -1);
-  zone_sig_of_[ci] = ZoneSig(claim.reqs);
+  if (!cand.same_reqs) {
+    claim.reqs = std::move(cand.reqs);
+    zone_sig_of_[ci] = ZoneSig(claim.reqs);
+  }
+  claim.joined_view = &v;
   if (cand.min_values_relaxed) claim.min_values_relaxed = true;
   for (int gi = 0; gi < static_cast<int>(groups_.size()); ++gi)
     if (groups_[gi].key == k_.hostname) groups_[gi].Register(claim.hostname.id);
