@@ -971,9 +971,17 @@ absl::Status Round::CompileExisting() {
   // AWS catalog per NodeClass a name appears once per catalog (their
   // allocatable differs: EKS max pods, ephemeral storage): a NodeClaim's own
   // NodePool's catalog answers first, else the first catalog that has it.
-  absl::flat_hash_map<std::string, std::vector<int>> types_by_name;
-  for (size_t i = 0; i < c_.types.size(); ++i)
-    types_by_name[c_.types[i].name].push_back(static_cast<int>(i));
+  // Built for the first NodeClaim that needs it: most rounds have none, and
+  // the map costs a hash of every catalog type.
+  std::optional<absl::flat_hash_map<std::string, std::vector<int>>> by_name;
+  auto types_by_name = [&]() -> const auto& {
+    if (!by_name.has_value()) {
+      by_name.emplace();
+      for (size_t i = 0; i < c_.types.size(); ++i)
+        (*by_name)[c_.types[i].name].push_back(static_cast<int>(i));
+    }
+    return *by_name;
+  };
   absl::flat_hash_map<std::string, int> claim_by_node;
   for (int i = 0; i < req_.node_claims_size(); ++i) {
     const v1::NodeClaim& nc = req_.node_claims(i);
@@ -1200,7 +1208,7 @@ absl::Status Round::CompileExisting() {
       if (!cap.ok()) return cap.status();
       capacity = *cap;
     } else if (int t =
-                   InFlightType(labels, types_by_name, c_.pools, pool_index);
+                   InFlightType(labels, types_by_name(), c_.pools, pool_index);
                t >= 0) {
       e.remaining = c_.types[t].allocatable;
       capacity = c_.types[t].capacity;
