@@ -293,7 +293,9 @@ Fail Round::FilterTypes(const Claim& claim, const PodClass& cls,
       min_failed = true;
   }
   if (!remaining.None() && !min_failed) {
-    out->options = remaining;
+    // The scratch buffer goes to the candidate (CommitClaim hands the
+    // NodeClaim's old one back): no allocation per pod.
+    std::swap(out->options, remaining);
     return Fail::kNone;
   }
   if (err == nullptr) return Fail::kOther;
@@ -623,7 +625,8 @@ void Round::CommitClaim(int ci, int pod, const View& v, Candidate& cand,
             affected |= uint32_t{1} << d;
       }
   }
-  claim.options = std::move(cand.options);
+  std::swap(claim.options, cand.options);
+  std::swap(filter_remaining_, cand.options);  // FilterTypes' buffer again
   claim.requests += cls.requests;
   if (is_new || (affected != 0 && claim.options.None())) {
     const int dims = dims_.size();
