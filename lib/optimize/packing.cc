@@ -149,26 +149,25 @@ int Remainder(const v1::ScheduleResponse& plan) {
   return out;
 }
 
-// `state` with only the pending pods `keys` (Deployment replicas among them
-// as pods); bound pods stay, they hold existing capacity.
-v1::ScheduleRequest PodsAlone(const v1::ScheduleRequest& state,
-                              const absl::flat_hash_set<std::string>& keys) {
-  v1::ScheduleRequest sub = state;
-  sub.clear_pods();
-  sub.clear_deployments();
-  for (const v1::Pod& p : state.pods())
-    if (!p.spec().node_name().empty() || keys.contains(workload::PodKey(p)))
-      *sub.add_pods() = p;
-  for (const v1::Deployment& d : state.deployments()) {
-    const int replicas = d.spec().has_replicas() ? d.spec().replicas() : 1;
-    // Replica i is "<namespace>/<name>-<i>" (nodeplan/workload.h).
-    const std::string prefix =
-        absl::StrCat(NamespaceOf(d.metadata()), "/", d.metadata().name(), "-");
-    for (int i = 0; i < replicas; ++i)
-      if (keys.contains(absl::StrCat(prefix, i)))
-        *sub.add_pods() = workload::DeploymentReplica(d, i);
-  }
-  return sub;
+// Per pod of `state`, then per Deployment replica of `prepared` (its
+// PreparePods), whether it is bound or one of the pending pods `keys`: a
+// round's Options::pending_subset that repacks those pods alone (bound pods
+// stay: they hold existing capacity).
+std::vector<char> PodsAlone(const v1::ScheduleRequest& state,
+                            const scheduling::PreparedPods& prepared,
+                            const absl::flat_hash_set<std::string>& keys) {
+  std::vector<char> subset;
+  subset.reserve(state.pods_size() + prepared.expanded.size());
+  std::string key;  // workload::PodKey, in one buffer for all the pods
+  auto among = [&](const v1::Pod& p) -> char {
+    if (!p.spec().node_name().empty()) return 1;  // bound: holds capacity
+    key.clear();
+    absl::StrAppend(&key, NamespaceOf(p.metadata()), "/", p.metadata().name());
+    return keys.contains(key) ? 1 : 0;
+  };
+  for (const v1::Pod& p : state.pods()) subset.push_back(among(p));
+  for (const v1::Pod* p : prepared.expanded) subset.push_back(among(*p));
+  return subset;
 }
 
 // Whether a pod's placement depends on where other pods go (topology
@@ -474,8 +473,9 @@ absl::Status Improve(const scheduling::Compiled& c,
             launch = t;
         });
     }
-    std::optional<v1::ScheduleRequest> sub;
-    std::optional<scheduling::PreparedPods> sub_prepared;
+    // The same pods under every cap: one subset of `state`'s pods, whose
+    // class signatures are `state`'s (PreparePods), not built again.
+    std::vector<char> alone;
     // The cheapest split, unrendered, and what it did.
     std::unique_ptr<scheduling::SolvedRound> split;
     std::string split_what;
@@ -483,17 +483,17 @@ absl::Status Improve(const scheduling::Compiled& c,
                                       ? SplitCaps(c, bound, pool, launch)
                                       : std::vector<int>{};
     if (!caps.empty() && !AnyPlacedRelativeToOthers(state, &keys)) {
-      sub = PodsAlone(state, keys);
-      // The same pods under every cap: their class signatures once.
-      sub_prepared.emplace(scheduling::PreparePods(*sub));
+      if (pods == nullptr)
+        pods = &prepared.emplace(scheduling::PreparePods(state));
+      alone = PodsAlone(state, *pods, keys);
     }
     for (int cap : caps) {
-      if (!sub.has_value()) break;
+      if (alone.empty()) break;
       ++n;
       narrow(pool, cap);
       auto r = scheduling::SolveUnrendered(
-          c, *sub, gate != nullptr ? *gate : scheduling::NoGate(),
-          &*sub_prepared, narrowed);
+          c, state, gate != nullptr ? *gate : scheduling::NoGate(), pods,
+          narrowed, alone);
       if (!r.ok() || !(*r)->unschedulable().empty() ||
           (*r)->cost() >= price - 1e-9)
         continue;

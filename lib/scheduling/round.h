@@ -378,6 +378,12 @@ class Round {
 
  private:
   // Setup helpers.
+  // Pod `i` of the round (request pods, then Deployment replicas) is one
+  // Options::pending_subset leaves out.
+  bool LeftOut(size_t i) const {
+    return opt_.pending_subset != nullptr && sim_ == nullptr &&
+           i < opt_.pending_subset->size() && !(*opt_.pending_subset)[i];
+  }
   absl::Status CompilePods();
   // Adds one pod of `all` (the round's pods in request order) at index `i`.
   absl::Status CompilePod(const v1::Pod& p, int i, bool moved,

@@ -277,11 +277,14 @@ const KnownNamespaces& Round::Namespaces() {
       }
       for (const SimPod& sp : sim_->pods) add(*sp.pod);
     } else {
-      for (const auto& p : req_.pods()) add(p);
+      for (int i = 0; i < req_.pods_size(); ++i)
+        if (!LeftOut(i)) add(req_.pods(i));
     }
     if (opt_.prepared != nullptr) {
-      for (const v1::Pod* p : opt_.prepared->expanded)
-        of_pods.push_back(p->metadata().namespace_());
+      const auto& expanded = opt_.prepared->expanded;
+      for (size_t r = 0; r < expanded.size(); ++r)
+        if (!LeftOut(req_.pods_size() + r))
+          of_pods.push_back(expanded[r]->metadata().namespace_());
     } else {
       for (const auto& p : expanded_)
         of_pods.push_back(p.metadata().namespace_());
@@ -326,6 +329,11 @@ absl::Status Round::CompilePods() {
     pod_node_.assign(req_.pods_size(), -1);
     pods_on_node_.assign(req_.nodes_size() + 1, 0);
     daemon_set_pods_ = PodsByDaemonSet(req_.daemon_sets(), req_.pods());
+    if (opt_.pending_subset != nullptr)
+      for (auto& pods : daemon_set_pods_)
+        pods.erase(std::remove_if(pods.begin(), pods.end(),
+                                  [&](int i) { return LeftOut(i); }),
+                   pods.end());
   }
   // A compiled cluster's pending pods and Deployments belong to its
   // simulations, not to it.
@@ -353,8 +361,9 @@ absl::Status Round::CompilePods() {
   // is a chain of separately allocated messages, first touched here: fetch
   // the next ones' ahead, in two stages (a submessage's address is read
   // from its pod).
-  const bool prefetch = known_.empty();
+  const bool prefetch = known_.empty() && opt_.pending_subset == nullptr;
   for (size_t i = 0; i < all.size(); ++i) {
+    if (LeftOut(i)) continue;
     constexpr size_t kAhead = 4;
     if (prefetch && i + 2 * kAhead < all.size())
       __builtin_prefetch(all[i + 2 * kAhead]);

@@ -74,7 +74,8 @@ namespace {
 absl::StatusOr<std::unique_ptr<Round>> RunRound(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate* gate, const PreparedPods* prepared,
-    const std::vector<TypeSet>* pool_types) {
+    const std::vector<TypeSet>* pool_types,
+    const std::vector<char>* pending_subset = nullptr) {
   // A gated call is one of disruption's simulations over objects its
   // Disrupt call already validated: checking all of the cluster's pods again
   // per simulation cost about 15% of a 1,000-node decision.
@@ -89,6 +90,7 @@ absl::StatusOr<std::unique_ptr<Round>> RunRound(
   if (pool_types != nullptr && pool_types->size() != snapshot.pools.size())
     return absl::InternalError("Solve: one TypeSet per NodePool expected");
   opt->pool_types = pool_types;
+  opt->pending_subset = pending_subset;
   auto round = std::make_unique<Round>(snapshot, state, *opt);
   if (auto s = round->Setup(); !s.ok()) return s;
   round->Run();
@@ -136,10 +138,18 @@ void SolvedRound::Summarize() {
 absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate, const PreparedPods* prepared,
-    std::vector<TypeSet> pool_types) {
+    std::vector<TypeSet> pool_types, std::vector<char> pending_subset) {
   std::unique_ptr<SolvedRound> out(new SolvedRound());
   out->pool_types_ = std::move(pool_types);
-  auto round = RunRound(snapshot, state, &gate, prepared, &out->pool_types_);
+  out->pending_subset_ = std::move(pending_subset);
+  if (!state.deployments().empty() && !out->pending_subset_.empty() &&
+      (prepared == nullptr || prepared->request != &state))
+    return absl::InternalError(
+        "SolveUnrendered: a pending subset with Deployments needs their "
+        "prepared replicas");
+  auto round =
+      RunRound(snapshot, state, &gate, prepared, &out->pool_types_,
+               out->pending_subset_.empty() ? nullptr : &out->pending_subset_);
   if (!round.ok()) return round.status();
   out->round_ = *std::move(round);
   out->Summarize();

@@ -80,6 +80,13 @@ struct Options {
   // place of Compiled::pools[p].types (a size cap on one NodePool), so that
   // a candidate round needs no copy of the snapshot. One per NodePool.
   const std::vector<TypeSet>* pool_types = nullptr;
+  // Likewise: per pod of the request, then per Deployment replica
+  // (PreparedPods::expanded order), whether it takes part; those marked 0
+  // are left out as if the request did not hold them (a caller keeps the
+  // bound pods, which hold existing capacity). The Optimized packing
+  // repacks some NodeClaims' pods this way without building a request of
+  // their own.
+  const std::vector<char>* pending_subset = nullptr;
 };
 
 absl::StatusOr<Options> ParseOptions(const v1::ScheduleOptions& o);
@@ -135,11 +142,13 @@ class SolvedRound {
  private:
   friend absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
       const Compiled&, const v1::ScheduleRequest&, const DestinationGate&,
-      const PreparedPods*, std::vector<TypeSet>);
+      const PreparedPods*, std::vector<TypeSet>, std::vector<char>);
   SolvedRound() = default;
   void Summarize();
   // The round reads its NodePools' types from here (when narrowed).
   std::vector<TypeSet> pool_types_;
+  // And the pending pods it takes (Options::pending_subset; empty: all).
+  std::vector<char> pending_subset_;
   std::unique_ptr<Round> round_;
   double cost_ = 0;
   std::vector<std::string> unschedulable_;
@@ -148,11 +157,13 @@ class SolvedRound {
 
 // The gated Solve reusing `prepared`, with NodePool p admitting only
 // pool_types[p] (kept by the result, which may outlive the caller's copy),
-// left unrendered.
+// left unrendered. A non-empty `pending_subset` (Options::pending_subset,
+// kept by the result too) restricts the pending pods; it needs `prepared`
+// for `state` whenever `state` has Deployments (their replicas' order).
 absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(
     const Compiled& snapshot, const v1::ScheduleRequest& state,
     const DestinationGate& gate, const PreparedPods* prepared,
-    std::vector<TypeSet> pool_types);
+    std::vector<TypeSet> pool_types, std::vector<char> pending_subset = {});
 // What the ungated Solve checks of the request's pods and Deployments
 // before its round (validation::CheckWorkload: well-formed pods, replica
 // counts within docs/LIMITS.md). A caller that prepares pods itself runs it

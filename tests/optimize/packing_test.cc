@@ -404,6 +404,56 @@ TEST(OptimizedPacking, UnrenderedRoundsAnswerAsRendered) {
   RecordProperty("with_unschedulable", with_unschedulable);
 }
 
+// A round restricted to some pending pods (Options::pending_subset, how the
+// Optimized packing repacks a few NodeClaims' pods) answers as the round of
+// a request holding only those pending pods, Deployment replicas written
+// out as pods, and every bound pod.
+TEST(OptimizedPacking, PendingSubsetRoundsAnswerAsTheirOwnRequest) {
+  std::vector<std::pair<std::string, v1::ScheduleRequest>> cases = {
+      {"plain-300", workload::PlainSeedWorkload(300)},
+      {"benchmark-200", workload::KarpenterBenchmark(200)}};
+  for (uint64_t seed = 1; seed <= 60; ++seed)
+    cases.push_back(
+        {"random-" + std::to_string(seed), workload::RandomCluster(seed)});
+  const scheduling::DestinationGate no_gate;
+  int compared = 0;
+  for (const auto& [what, r] : cases) {
+    auto c = scheduling::CompileSnapshot(r);
+    ASSERT_TRUE(c.ok()) << what << ": " << c.status();
+    const scheduling::PreparedPods pods = scheduling::PreparePods(r);
+    for (int every : {2, 3}) {
+      // Every `every`-th pending pod (replicas counted after the pods).
+      v1::ScheduleRequest alone = r;
+      alone.clear_pods();
+      alone.clear_deployments();
+      std::vector<char> subset;
+      int pending = 0;
+      auto take = [&](const v1::Pod& p) {
+        const bool bound = !p.spec().node_name().empty();
+        const bool in = bound || pending++ % every == 0;
+        subset.push_back(in ? 1 : 0);
+        if (in) *alone.add_pods() = p;
+      };
+      for (const v1::Pod& p : r.pods()) take(p);
+      for (const v1::Pod* p : pods.expanded) take(*p);
+      const std::string where = absl::StrCat(what, ", every ", every);
+      v1::ScheduleResponse own;
+      ASSERT_TRUE(scheduling::Solve(*c, alone, no_gate, &own).ok()) << where;
+      std::vector<TypeSet> types;
+      for (const auto& pool : c->pools) types.push_back(pool.types);
+      auto solved = scheduling::SolveUnrendered(*c, r, no_gate, &pods,
+                                                std::move(types), subset);
+      ASSERT_TRUE(solved.ok()) << where << ": " << solved.status();
+      EXPECT_EQ((*solved)->cost(), own.cost()) << where;
+      v1::ScheduleResponse rendered;
+      (*solved)->Render(&rendered);
+      EXPECT_EQ(DeterministicBytes(rendered), DeterministicBytes(own)) << where;
+      ++compared;
+    }
+  }
+  RecordProperty("compared", compared);
+}
+
 TEST(CostBoundOnPlans, KarpenterBenchmarkAndSeedWorkload) {
   if (!HaveSolver()) GTEST_SKIP();
   for (auto r : {workload::KarpenterBenchmark(200),
