@@ -119,6 +119,26 @@ class Interner {
   absl::flat_hash_map<absl::string_view, LabelValueId> value_ids_;
 };
 
+// The strings an interner gained after some point, in id order: what a
+// cached computation interned, kept so that a later hit interns the same
+// strings at the same ids (the cached result's ids then mean the same text).
+struct InternedStrings {
+  std::vector<std::string> keys, values;
+
+  // Those of `in` from key id `first_key` and value id `first_value` on.
+  static InternedStrings Since(const Interner& in, LabelKeyId first_key,
+                               LabelValueId first_value);
+  // Interns them into `in`; true when each got the id it had, that is when
+  // `in` held what the source held at that point. Else `in` holds a prefix
+  // of them, in order: what the computation itself would intern first.
+  bool ReplayInto(Interner& in) const;
+};
+
+// Appends every string of `in` (keys, then values, in id order, each
+// length-prefixed) to `*key`: a cache key part naming exactly the ids a
+// computation over `in` would hand out.
+void AppendInternerContents(const Interner& in, std::string* key);
+
 }  // namespace nodeplan
 
 #endif  // NODEPLAN_INTERNER_H_

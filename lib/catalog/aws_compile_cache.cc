@@ -29,8 +29,8 @@ struct Entry {
   Interner names;
   std::shared_ptr<const CompiledCatalog> catalog;
   AwsCatalogStats stats;
-  // Interned by the compile, in id order.
-  std::vector<std::string> new_keys, new_values;
+  // Interned by the compile.
+  InternedStrings interned;
 };
 
 // Process-wide, never destroyed (no destruction-order hazard).
@@ -55,29 +55,8 @@ std::string CacheKey(const v1::NodeClass* node_class,
   add("|");
   add(options.reservation_id_label);
   add("|");
-  for (LabelKeyId id = 0; id < interner.key_count(); ++id)
-    add(interner.KeyText(id));
-  add("|");
-  for (LabelValueId id = 0; id < interner.value_count(); ++id)
-    add(interner.ValueText(id));
+  AppendInternerContents(interner, &key);
   return key;
-}
-
-// Interns the entry's new strings into `interner`; false if they would not
-// get the entry's ids (then `interner` holds a prefix of them, in order,
-// which is what an uncached compile interns first too).
-bool Replay(const Entry& e, Interner& interner) {
-  const LabelKeyId first_key = interner.key_count();
-  for (size_t i = 0; i < e.new_keys.size(); ++i)
-    if (interner.InternKey(e.new_keys[i]) !=
-        first_key + static_cast<LabelKeyId>(i))
-      return false;
-  const LabelValueId first_value = interner.value_count();
-  for (size_t i = 0; i < e.new_values.size(); ++i)
-    if (interner.InternValue(e.new_values[i]).id !=
-        first_value + static_cast<LabelValueId>(i))
-      return false;
-  return true;
 }
 
 std::shared_ptr<const CompiledCatalog> CatalogOf(std::shared_ptr<const Entry> e,
@@ -96,7 +75,10 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalogCached(
   catalog::SharedLru<Entry>& cache = Cache();
   std::string key = CacheKey(node_class, options, interner);
   if (std::shared_ptr<const Entry> hit = cache.Find(key)) {
-    if (Replay(*hit, interner)) return CatalogOf(std::move(hit), stats);
+    // A failed replay interned a prefix of the compile's own strings, in
+    // order: compiling now gives the uncached result.
+    if (hit->interned.ReplayInto(interner))
+      return CatalogOf(std::move(hit), stats);
     return CompileAwsCatalog(node_class, options, interner, stats);
   }
   auto entry = std::make_shared<Entry>();
@@ -108,13 +90,9 @@ absl::StatusOr<std::shared_ptr<const CompiledCatalog>> CompileAwsCatalogCached(
       CompileAwsCatalog(node_class, options, entry->names, &entry->stats);
   if (!compiled.ok()) return compiled.status();
   entry->catalog = *std::move(compiled);
-  for (LabelKeyId id = interner.key_count(); id < entry->names.key_count();
-       ++id)
-    entry->new_keys.emplace_back(entry->names.KeyText(id));
-  for (LabelValueId id = interner.value_count();
-       id < entry->names.value_count(); ++id)
-    entry->new_values.emplace_back(entry->names.ValueText(id));
-  if (!Replay(*entry, interner)) {
+  entry->interned = InternedStrings::Since(entry->names, interner.key_count(),
+                                           interner.value_count());
+  if (!entry->interned.ReplayInto(interner)) {
     // Cannot happen (the entry's interner started as a copy of `interner`);
     // compile into `interner` itself rather than hand out foreign ids.
     return CompileAwsCatalog(node_class, options, interner, stats);

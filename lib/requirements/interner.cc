@@ -155,4 +155,36 @@ LabelValue Interner::Value(LabelValueId id) const {
   return LabelValue{id, info.is_int, info.canonical_int, info.int_value};
 }
 
+InternedStrings InternedStrings::Since(const Interner& in, LabelKeyId first_key,
+                                       LabelValueId first_value) {
+  InternedStrings out;
+  for (LabelKeyId id = first_key; id < in.key_count(); ++id)
+    out.keys.emplace_back(in.KeyText(id));
+  for (LabelValueId id = first_value; id < in.value_count(); ++id)
+    out.values.emplace_back(in.ValueText(id));
+  return out;
+}
+
+bool InternedStrings::ReplayInto(Interner& in) const {
+  const LabelKeyId first_key = in.key_count();
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (in.InternKey(keys[i]) != first_key + static_cast<LabelKeyId>(i))
+      return false;
+  const LabelValueId first_value = in.value_count();
+  for (size_t i = 0; i < values.size(); ++i)
+    if (in.InternValue(values[i]).id !=
+        first_value + static_cast<LabelValueId>(i))
+      return false;
+  return true;
+}
+
+void AppendInternerContents(const Interner& in, std::string* key) {
+  auto add = [key](absl::string_view part) {
+    absl::StrAppend(key, part.size(), ":", part, ";");
+  };
+  for (LabelKeyId id = 0; id < in.key_count(); ++id) add(in.KeyText(id));
+  add("|");
+  for (LabelValueId id = 0; id < in.value_count(); ++id) add(in.ValueText(id));
+}
+
 }  // namespace nodeplan

@@ -195,8 +195,8 @@ size_t GroupOf(const std::vector<CatalogGroup>& groups,
 // added, so that a hit replays them in the same order: the same ids, the
 // same bytes out. Bounded, thread-safe and shared (catalog/shared_lru.h).
 struct AwsTypeCacheEntry {
-  // Interned by the translation, in id order.
-  std::vector<std::string> new_keys, new_values;
+  // Interned by the translation.
+  InternedStrings interned;
   std::vector<std::string> new_dims;  // added, in dimension order
   std::vector<InstanceType> types;
   // The index over `types`, for a snapshot whose only catalog this is.
@@ -241,10 +241,7 @@ std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
   add("|");
   for (const auto& u : base.unavailable_offerings()) add(DeterministicBytes(u));
   add("|");
-  for (LabelKeyId id = 0; id < c.in.key_count(); ++id) add(c.in.KeyText(id));
-  add("|");
-  for (LabelValueId id = 0; id < c.in.value_count(); ++id)
-    add(c.in.ValueText(id));
+  AppendInternerContents(c.in, &key);
   add("|");
   for (int d = 0; d < c.dims.size(); ++d) add(c.dims.Name(d));
   return key;
@@ -253,15 +250,7 @@ std::string AwsTypeCacheKey(const v1::ScheduleRequest& base,
 // Replays a cached translation onto `c`; false (nothing changed in the
 // types) if the interner or the dimensions would not give the cached ids.
 bool ReplayAwsTypes(const AwsTypeCacheEntry& e, Compiled& c) {
-  const LabelKeyId first_key = c.in.key_count();
-  for (size_t i = 0; i < e.new_keys.size(); ++i)
-    if (c.in.InternKey(e.new_keys[i]) != first_key + static_cast<LabelKeyId>(i))
-      return false;
-  const LabelValueId first_value = c.in.value_count();
-  for (size_t i = 0; i < e.new_values.size(); ++i)
-    if (c.in.InternValue(e.new_values[i]).id !=
-        first_value + static_cast<LabelValueId>(i))
-      return false;
+  if (!e.interned.ReplayInto(c.in)) return false;
   const int first_dim = c.dims.size();
   for (size_t i = 0; i < e.new_dims.size(); ++i)
     if (c.dims.Dim(e.new_dims[i]) != first_dim + static_cast<int>(i))
@@ -377,10 +366,7 @@ absl::Status AppendInstanceTypes(
   absl::Status st = TranslateInstanceTypes(base, g, c);
   if (!st.ok()) return st;
   auto entry = std::make_shared<AwsTypeCacheEntry>();
-  for (LabelKeyId id = first_key; id < c.in.key_count(); ++id)
-    entry->new_keys.emplace_back(c.in.KeyText(id));
-  for (LabelValueId id = first_value; id < c.in.value_count(); ++id)
-    entry->new_values.emplace_back(c.in.ValueText(id));
+  entry->interned = InternedStrings::Since(c.in, first_key, first_value);
   for (int d = first_dim; d < c.dims.size(); ++d)
     entry->new_dims.push_back(c.dims.Name(d));
   entry->types.assign(c.types.begin() + first_type, c.types.end());

@@ -352,13 +352,20 @@ TEST(OptimizedPacking, StrandedCapsLeavePodsUnschedulable) {
 // rendering Solve, with every NodePool whole and with each one's largest
 // type left out (a minValues-failing NodeClaim, unschedulable pods and
 // other edge cases come with the generated clusters).
-TEST(OptimizedPacking, UnrenderedRoundsAnswerAsRendered) {
+// The requests the round-level tests below run: the plain seed workload,
+// Karpenter's benchmark and 60 random clusters.
+std::vector<std::pair<std::string, v1::ScheduleRequest>> RoundCases() {
   std::vector<std::pair<std::string, v1::ScheduleRequest>> cases = {
       {"plain-300", workload::PlainSeedWorkload(300)},
       {"benchmark-200", workload::KarpenterBenchmark(200)}};
   for (uint64_t seed = 1; seed <= 60; ++seed)
     cases.push_back(
         {"random-" + std::to_string(seed), workload::RandomCluster(seed)});
+  return cases;
+}
+
+TEST(OptimizedPacking, UnrenderedRoundsAnswerAsRendered) {
+  const auto cases = RoundCases();
   const scheduling::DestinationGate no_gate;
   int compared = 0, with_unschedulable = 0;
   for (const auto& [what, r] : cases) {
@@ -409,12 +416,7 @@ TEST(OptimizedPacking, UnrenderedRoundsAnswerAsRendered) {
 // a request holding only those pending pods, Deployment replicas written
 // out as pods, and every bound pod.
 TEST(OptimizedPacking, PendingSubsetRoundsAnswerAsTheirOwnRequest) {
-  std::vector<std::pair<std::string, v1::ScheduleRequest>> cases = {
-      {"plain-300", workload::PlainSeedWorkload(300)},
-      {"benchmark-200", workload::KarpenterBenchmark(200)}};
-  for (uint64_t seed = 1; seed <= 60; ++seed)
-    cases.push_back(
-        {"random-" + std::to_string(seed), workload::RandomCluster(seed)});
+  const auto cases = RoundCases();
   const scheduling::DestinationGate no_gate;
   int compared = 0;
   for (const auto& [what, r] : cases) {
