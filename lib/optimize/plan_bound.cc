@@ -249,7 +249,7 @@ PlanBound ComputePlanBound(const scheduling::Compiled& c,
       col.pool = static_cast<int>(pi);
       col.name = absl::StrCat(pool.name, "/", it.name);
       for (int r = 0; r < nd; ++r) {
-        int64_t a = it.allocatable[r] - overhead[pi][r];
+        int64_t a = SaturatingSub(it.allocatable[r], overhead[pi][r]);
         col.allocatable.push_back(static_cast<double>(std::max<int64_t>(a, 0)));
         col.capacity.push_back(static_cast<double>(it.capacity[r]));
       }
