@@ -211,6 +211,26 @@ bool NoReservations(const scheduling::Compiled& c) {
   return true;
 }
 
+// (NodePool, instance type) of each NodeClaim of a rendered plan, as
+// SolvedRound::launches() answers for an unrendered one (type -1: the
+// launch is not one of the NodePool's types).
+std::vector<std::pair<int, int>> Launches(const scheduling::Compiled& c,
+                                          const v1::ScheduleResponse& plan) {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& nc : plan.new_node_claims()) {
+    int pool = -1, type = -1;
+    for (size_t p = 0; p < c.pools.size() && pool < 0; ++p)
+      if (c.pools[p].name == nc.node_pool()) pool = static_cast<int>(p);
+    if (pool >= 0)
+      c.pools[pool].types.ForEach([&](int t) {
+        if (type < 0 && c.types[t].name == nc.launch().instance_type())
+          type = t;
+      });
+    out.emplace_back(pool, type);
+  }
+  return out;
+}
+
 // Whether a plan merged from `part` (a round over some pods of a plan
 // alone, with NodePool `pool` capped, that placed all of them) holds
 // without checking: `part` holds for its pods by the round's own checks,
@@ -389,6 +409,11 @@ absl::Status Improve(const scheduling::Compiled& c,
   // written out (into `out`, after the loop).
   std::unique_ptr<scheduling::SolvedRound> best_capped;
   std::string best_capped_what;
+  // The Karpenter plan's launches (KeepsKarpenterPlan).
+  const std::vector<std::pair<int, int>> karpenter_launches =
+      karpenter != nullptr ? karpenter->launches() : Launches(c, *out);
+  // Whether the catalog offers capacity reservations (computed when asked).
+  std::optional<bool> any_reservation;
   for (const auto& cand : cands) {
     if (n >= budget) break;
     if (!tried.insert({cand.pool, cand.type}).second) continue;
@@ -403,6 +428,13 @@ absl::Status Improve(const scheduling::Compiled& c,
     // counts as tried without running (plain workloads: a c6a.large cap
     // under 2-CPU pods).
     if (NarrowingStrandsAPod(c, bound, cand.pool, narrowed[cand.pool]))
+      continue;
+    // A cap over every NodeClaim the Karpenter plan launches there gives
+    // that plan back: counted as tried without running (about one capped
+    // round in three on the random clusters).
+    if (!any_reservation.has_value()) any_reservation = !NoReservations(c);
+    if (KeepsKarpenterPlan(c, cand.pool, narrowed[cand.pool],
+                           karpenter_launches, *any_reservation))
       continue;
     if (pods == nullptr)
       pods = &prepared.emplace(scheduling::PreparePods(state));
@@ -447,7 +479,7 @@ absl::Status Improve(const scheduling::Compiled& c,
   // of a size their CPU fills cost less per pod.
   const bool indexed = state.options().instance_type_encoding() == "Indexed";
   // What decides whether a merged plan needs the verifier (MergeHoldsAlone).
-  std::optional<bool> pending_topology, reservations;
+  std::optional<bool> pending_topology;
   // `ks` (ascending) are NodeClaims of `plan` of one NodePool; `what` names
   // them in the report; `plan_unchecked`: `plan` itself still needs the
   // verifier (a merged plan: what is built on it needs it too). True when a
@@ -508,13 +540,12 @@ absl::Status Improve(const scheduling::Compiled& c,
     v1::ScheduleResponse part;
     split->Render(&part);
     split.reset();
-    if (!pending_topology.has_value()) {
+    if (!pending_topology.has_value())
       pending_topology = AnyPlacedRelativeToOthers(state, nullptr);
-      reservations = !NoReservations(c);
-    }
+    if (!any_reservation.has_value()) any_reservation = !NoReservations(c);
     const bool verify =
         plan_unchecked ||
-        !MergeHoldsAlone(c, pool, *pending_topology, *reservations, part);
+        !MergeHoldsAlone(c, pool, *pending_topology, *any_reservation, part);
     v1::ScheduleResponse* merged = out;
     if (verify || &plan != out) {
       // Kept apart (on the arena) while it may fail the verifier.
@@ -645,6 +676,17 @@ absl::Status FinishRound(const scheduling::Compiled& c,
 }
 
 }  // namespace
+
+bool KeepsKarpenterPlan(const scheduling::Compiled& c, int pool,
+                        const TypeSet& types,
+                        const std::vector<std::pair<int, int>>& launches,
+                        bool reservations) {
+  const scheduling::Pool& p = c.pools[pool];
+  if (reservations || p.has_limits || p.reqs.HasMinValues()) return false;
+  for (const auto& [lp, t] : launches)
+    if (lp == pool && (t < 0 || !types.Test(t))) return false;
+  return true;
+}
 
 absl::Status Finish(const scheduling::Compiled& c,
                     const v1::ScheduleRequest& state,

@@ -367,6 +367,8 @@ class Round {
     double cost = 0;                  // summed as Render sums it
     std::vector<int> unschedulable;   // pending pod indices, ascending
     std::vector<int> launched_pools;  // of the NodeClaims kept, ascending
+    // (NodePool, launch type) of each NodeClaim kept, in claim order.
+    std::vector<std::pair<int, int>> launches;
   };
   Summary Summarize();
   // "namespace/name" of pending pod `p` (a Summary's index).

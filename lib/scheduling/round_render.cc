@@ -408,6 +408,7 @@ Round::Summary Round::Summarize() {
     if (d.best_t >= 0 && d.best_o >= 0)
       out.cost += c_.types[d.best_t].offerings[d.best_o].price;
     out.launched_pools.push_back(claims_[ci].pool);
+    out.launches.emplace_back(claims_[ci].pool, d.best_t);
   }
   std::sort(out.launched_pools.begin(), out.launched_pools.end());
   out.launched_pools.erase(

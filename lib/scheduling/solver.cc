@@ -133,6 +133,7 @@ void SolvedRound::Summarize() {
   for (int p : summary.unschedulable)
     unschedulable_.push_back(round_->PendingKey(p));
   launched_pools_ = summary.launched_pools;
+  launches_ = summary.launches;
 }
 
 absl::StatusOr<std::unique_ptr<SolvedRound>> SolveUnrendered(

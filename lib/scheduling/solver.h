@@ -134,6 +134,9 @@ class SolvedRound {
   // The NodePools (indices into the snapshot's pools, ascending) of the
   // NodeClaims the response will hold.
   const std::vector<int>& launched_pools() const { return launched_pools_; }
+  // (NodePool, instance type) the response will launch each of its
+  // NodeClaims as, in response order (type -1: no launch).
+  const std::vector<std::pair<int, int>>& launches() const { return launches_; }
   // The pending pods ("namespace/name") the response will place.
   absl::flat_hash_set<std::string> PlacedPods() const;
   // Writes the response, as the matching Solve call does.
@@ -153,6 +156,7 @@ class SolvedRound {
   double cost_ = 0;
   std::vector<std::string> unschedulable_;
   std::vector<int> launched_pools_;
+  std::vector<std::pair<int, int>> launches_;
 };
 
 // The gated Solve reusing `prepared`, with NodePool p admitting only

@@ -1,12 +1,16 @@
 // ScheduleResponse.cost_bound and the Optimized packing over whole requests:
 // the seed workshop, and generated clusters checked by the verifier.
 
+#include "optimize/packing.h"
+
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "fixtures.h"
 #include "gtest/gtest.h"
 #include "nodeplan/digest.h"
 #include "nodeplan/manifest.h"
@@ -22,6 +26,19 @@ namespace nodeplan {
 namespace {
 
 bool HaveSolver() { return optimize::NewLpSolver() != nullptr; }
+
+// NodePool `pool`'s types capped at type `cap`'s CPU and memory, as the
+// Optimized mode caps a candidate.
+TypeSet Capped(const scheduling::Compiled& c, size_t pool, size_t cap) {
+  TypeSet capped = c.pools[pool].types;
+  c.pools[pool].types.ForEach([&](int u) {
+    if (c.types[u].allocatable[kDimCpu] > c.types[cap].allocatable[kDimCpu] ||
+        c.types[u].allocatable[kDimMemory] >
+            c.types[cap].allocatable[kDimMemory])
+      capped.Clear(u);
+  });
+  return capped;
+}
 
 // examples/workshop: the default NodePool and inflate's 20 replicas.
 v1::ScheduleRequest Workshop() {
@@ -316,15 +333,7 @@ TEST(OptimizedPacking, StrandedCapsLeavePodsUnschedulable) {
       int per_pool = 0;
       for (size_t t = 0; t < c->types.size() && per_pool < 12; ++t) {
         if (!c->pools[p].types.Test(t)) continue;
-        // The pool capped at type t's CPU and memory, as a candidate is.
-        TypeSet capped = c->pools[p].types;
-        c->pools[p].types.ForEach([&](int u) {
-          if (c->types[u].allocatable[kDimCpu] >
-                  c->types[t].allocatable[kDimCpu] ||
-              c->types[u].allocatable[kDimMemory] >
-                  c->types[t].allocatable[kDimMemory])
-            capped.Clear(u);
-        });
+        const TypeSet capped = Capped(*c, p, t);
         if (!optimize::NarrowingStrandsAPod(*c, bound, static_cast<int>(p),
                                             capped))
           continue;
@@ -453,6 +462,101 @@ TEST(OptimizedPacking, PendingSubsetRoundsAnswerAsTheirOwnRequest) {
       ++compared;
     }
   }
+  RecordProperty("compared", compared);
+}
+
+// A cap that KeepsKarpenterPlan says gives the Karpenter round again does:
+// the capped round places every pod where the Karpenter round does and
+// launches the same types at the same price (only the NodeClaims' option
+// lists are shorter). Those rounds are skipped by the Optimized mode.
+TEST(OptimizedPacking, CapsOverEveryLaunchGiveTheKarpenterPlanBack) {
+  const scheduling::DestinationGate no_gate;
+  int compared = 0;
+  // More random clusters than RoundCases: the rule's exceptions (limits,
+  // minValues, reservations) show only on some.
+  auto cases = RoundCases();
+  for (uint64_t seed = 61; seed <= 400; ++seed)
+    cases.push_back(
+        {"random-" + std::to_string(seed), workload::RandomCluster(seed)});
+  // minValues: small pods launch the smallest type, but a NodeClaim needs
+  // four types among its options, which a cap at two types takes away.
+  v1::ScheduleRequest min_values = testing::Request(10);
+  min_values.mutable_node_pools(0)->MergeFrom(testing::Parse<v1::NodePool>(
+      R"pb(spec { template { spec { requirements {
+             key: "node.kubernetes.io/instance-type" operator: "Exists"
+             min_values: 4 } } } })pb"));
+  for (int i = 0; i < 3; ++i)
+    *min_values.add_pods() =
+        testing::Pod(absl::StrCat("small-", i), "100m", "64Mi");
+  cases.push_back({"min-values", min_values});
+  for (const auto& [what, r] : cases) {
+    auto c = scheduling::CompileSnapshot(r);
+    ASSERT_TRUE(c.ok()) << what << ": " << c.status();
+    const scheduling::PreparedPods pods = scheduling::PreparePods(r);
+    std::vector<TypeSet> all;
+    for (const auto& pool : c->pools) all.push_back(pool.types);
+    auto k = scheduling::SolveUnrendered(*c, r, no_gate, &pods, all);
+    ASSERT_TRUE(k.ok()) << what << ": " << k.status();
+    v1::ScheduleResponse karpenter;
+    (*k)->Render(&karpenter);
+    bool reservations = false;
+    for (const auto& t : c->types)
+      for (const auto& o : t.offerings)
+        if (o.reservation.id != kNoId) reservations = true;
+    for (size_t p = 0; p < c->pools.size(); ++p) {
+      // The smallest caps the rule admits are the ones nearest a change.
+      std::vector<std::pair<int64_t, size_t>> caps;
+      c->pools[p].types.ForEach([&](int t) {
+        const TypeSet capped = Capped(*c, p, t);
+        if (capped == c->pools[p].types ||
+            !optimize::KeepsKarpenterPlan(*c, static_cast<int>(p), capped,
+                                          (*k)->launches(), reservations))
+          return;
+        caps.push_back({c->types[t].allocatable[kDimCpu], t});
+      });
+      std::sort(caps.begin(), caps.end());
+      if (caps.size() > 4) caps.resize(4);
+      for (const auto& [cpu, t] : caps) {
+        std::vector<TypeSet> narrowed = all;
+        narrowed[p] = Capped(*c, p, t);
+        auto capped =
+            scheduling::SolveUnrendered(*c, r, no_gate, &pods, narrowed);
+        ASSERT_TRUE(capped.ok()) << what;
+        v1::ScheduleResponse plan;
+        (*capped)->Render(&plan);
+        const std::string where = absl::StrCat(what, ": ", c->pools[p].name,
+                                               " capped at ", c->types[t].name);
+        EXPECT_EQ(plan.cost(), karpenter.cost()) << where;
+        ASSERT_EQ(plan.new_node_claims_size(), karpenter.new_node_claims_size())
+            << where;
+        for (int i = 0; i < plan.new_node_claims_size(); ++i) {
+          const auto& a = plan.new_node_claims(i);
+          const auto& b = karpenter.new_node_claims(i);
+          EXPECT_EQ(a.node_pool(), b.node_pool()) << where;
+          EXPECT_EQ(DeterministicBytes(a.launch()),
+                    DeterministicBytes(b.launch()))
+              << where;
+          EXPECT_EQ(std::vector<std::string>(a.pods().begin(), a.pods().end()),
+                    std::vector<std::string>(b.pods().begin(), b.pods().end()))
+              << where;
+        }
+        ASSERT_EQ(plan.existing_nodes_size(), karpenter.existing_nodes_size())
+            << where;
+        for (int i = 0; i < plan.existing_nodes_size(); ++i)
+          EXPECT_EQ(DeterministicBytes(plan.existing_nodes(i)),
+                    DeterministicBytes(karpenter.existing_nodes(i)))
+              << where;
+        ASSERT_EQ(plan.unschedulable_size(), karpenter.unschedulable_size())
+            << where;
+        for (int i = 0; i < plan.unschedulable_size(); ++i)
+          EXPECT_EQ(plan.unschedulable(i).pod(),
+                    karpenter.unschedulable(i).pod())
+              << where;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 20);
   RecordProperty("compared", compared);
 }
 
