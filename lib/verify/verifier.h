@@ -89,6 +89,11 @@ struct Site {
   // A NodeClaim whose Node is in the request: the Node's site stands for
   // both in the limits.
   bool has_node = false;
+  // A Node without a kubernetes.io/hostname label: its hostname domain is
+  // its name (Karpenter's StateNode.HostName), except for the required
+  // anti-affinity of the pods bound to it, which Karpenter records from the
+  // node's labels alone.
+  bool hostname_from_name = false;
 };
 
 struct PodEntry {

@@ -172,6 +172,7 @@ void Verifier::IndexExistingSites() {
     }
     if (!view.labels.count(labels::kHostname)) {
       view.labels[labels::kHostname] = Domain::Fixed(site.name);
+      site.hostname_from_name = true;
     }
     auto nodepool = node.metadata().labels().find(labels::kNodePool);
     if (nodepool != node.metadata().labels().end()) {

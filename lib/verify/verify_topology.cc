@@ -465,6 +465,12 @@ void Verifier::CheckAntiAffinity() {
           AdmittedTerm(written, owner.facts.labels);
       const std::string key =
           verify_internal::NormalizeKey(term.topology_key());
+      // A bound pod's term counts where its node's labels put it
+      // (Karpenter's updateInverseAntiAffinity reads node.Labels): on a
+      // node without a hostname label, nowhere for the hostname key.
+      if (!owner.pending && key == labels::kHostname &&
+          sites_[owner.site].hostname_from_name)
+        continue;
       const auto& owner_domains = DomainsOf(owner.site, key);
       if (!owner_domains || owner_domains->empty()) continue;
       const std::string cache_key =

@@ -772,6 +772,32 @@ std::vector<Case> Cases() {
              Term("web", kHost);
        },
        "pod-anti-affinity"},
+      // Karpenter records a bound pod's term from its node's labels
+      // (updateInverseAntiAffinity(pod, node.Labels)): a node without a
+      // hostname label gives it no hostname domain, though the node's
+      // hostname is its name everywhere else.
+      {"inverse anti-affinity of a bound pod on a node without hostname",
+       [](Plan& p) {
+         p.node().mutable_metadata()->mutable_labels()->erase(kHost);
+         *p.pod("bound-1")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("web", kHost);
+       },
+       ""},
+      {"own anti-affinity against a bound pod on a node without hostname",
+       [](Plan& p) {
+         p.node().mutable_metadata()->mutable_labels()->erase(kHost);
+         *p.pod("web-1")
+              .mutable_spec()
+              ->mutable_affinity()
+              ->mutable_pod_anti_affinity()
+              ->add_required_during_scheduling_ignored_during_execution() =
+             Term("cache", kHost);
+       },
+       "pod-anti-affinity"},
       {"anti-affinity across namespaces by namespaceSelector",
        [](Plan& p) { AntiAffinityAcrossNamespaces(p, true); },
        "pod-anti-affinity"},
