@@ -65,24 +65,13 @@ TypeSet FitIndex::Fitting(const DenseResources& need, size_t n) const {
 
 void FitIndex::FittingInto(const DenseResources& need, size_t n,
                            TypeSet* out) const {
-  // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
-  // the catalog) has no dimension here: no instance type has any of it.
-  for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxResourceDims); ++d)
-    if (need[d] > 0) {
-      out->Reset(static_cast<int>(n), false);
-      return;
-    }
   out->Reset(static_cast<int>(n), true);
-  for (size_t d = 0; d < sorted.size(); ++d) {
-    if (need[d] <= 0) continue;
-    const auto& vals = sorted[d];
-    size_t rank =
-        std::lower_bound(vals.begin(), vals.end(), need[d]) - vals.begin();
-    out->AndWith(suffix[d][rank]);
-  }
+  AndFitting(need, out);
 }
 
 void FitIndex::AndFitting(const DenseResources& need, TypeSet* inout) const {
+  // A resource first seen on a pod (e.g. nvidia.com/gpu with no GPU type in
+  // the catalog) has no dimension here: no instance type has any of it.
   for (size_t d = sorted.size(); d < static_cast<size_t>(kMaxResourceDims); ++d)
     if (need[d] > 0) {
       inout->Reset(inout->size(), false);

@@ -147,6 +147,14 @@ v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
   return term;
 }
 
+// Adds a required anti-affinity `term` to `pod`.
+void RequireAntiAffinity(v1::Pod& pod, const v1::PodAffinityTerm& term) {
+  *pod.mutable_spec()
+       ->mutable_affinity()
+       ->mutable_pod_anti_affinity()
+       ->add_required_during_scheduling_ignored_during_execution() = term;
+}
+
 // web-1 (on node-1) keeps away from app=cache pods in namespaces labelled
 // team=data; the bound cache pod moves to namespace "data", which carries
 // that label only when `namespace_object` sends the Namespace.
@@ -155,11 +163,7 @@ v1::PodAffinityTerm Term(const std::string& app, const std::string& key) {
 void AntiAffinityByVersion(Plan& p, const std::string& other) {
   v1::PodAffinityTerm term = Term("api", kHost);
   term.add_match_label_keys("version");
-  *p.pod("web-0")
-       .mutable_spec()
-       ->mutable_affinity()
-       ->mutable_pod_anti_affinity()
-       ->add_required_during_scheduling_ignored_during_execution() = term;
+  RequireAntiAffinity(p.pod("web-0"), term);
   (*p.pod("web-0").mutable_metadata()->mutable_labels())["version"] = "v1";
   (*p.pod("api-0").mutable_metadata()->mutable_labels())["version"] = other;
 }
@@ -173,11 +177,7 @@ void AntiAffinityAcrossNamespaces(Plan& p, bool namespace_object) {
   }
   v1::PodAffinityTerm term = Term("cache", kHost);
   *term.mutable_namespace_selector() = MatchLabels({{"team", "data"}});
-  *p.pod("web-1")
-       .mutable_spec()
-       ->mutable_affinity()
-       ->mutable_pod_anti_affinity()
-       ->add_required_during_scheduling_ignored_during_execution() = term;
+  RequireAntiAffinity(p.pod("web-1"), term);
 }
 
 // api-0 becomes a cache pod with required zone affinity to cache pods and a
@@ -747,12 +747,7 @@ std::vector<Case> Cases() {
        "pod-affinity"},
       {"anti-affinity broken on a new NodeClaim",
        [](Plan& p) {
-         *p.pod("web-0")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("web", kHost);
+         RequireAntiAffinity(p.pod("web-0"), Term("web", kHost));
          p.resp.mutable_existing_nodes()->Clear();
          p.claim().add_pods("default/web-1");
        },
@@ -764,12 +759,7 @@ std::vector<Case> Cases() {
        [](Plan& p) { AntiAffinityByVersion(p, "v2"); }, ""},
       {"inverse anti-affinity of a bound pod",
        [](Plan& p) {
-         *p.pod("bound-1")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("web", kHost);
+         RequireAntiAffinity(p.pod("bound-1"), Term("web", kHost));
        },
        "pod-anti-affinity"},
       // Karpenter records a bound pod's term from its node's labels
@@ -779,23 +769,13 @@ std::vector<Case> Cases() {
       {"inverse anti-affinity of a bound pod on a node without hostname",
        [](Plan& p) {
          p.node().mutable_metadata()->mutable_labels()->erase(kHost);
-         *p.pod("bound-1")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("web", kHost);
+         RequireAntiAffinity(p.pod("bound-1"), Term("web", kHost));
        },
        ""},
       {"own anti-affinity against a bound pod on a node without hostname",
        [](Plan& p) {
          p.node().mutable_metadata()->mutable_labels()->erase(kHost);
-         *p.pod("web-1")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("cache", kHost);
+         RequireAntiAffinity(p.pod("web-1"), Term("cache", kHost));
        },
        "pod-anti-affinity"},
       {"anti-affinity across namespaces by namespaceSelector",
@@ -805,22 +785,12 @@ std::vector<Case> Cases() {
        [](Plan& p) { AntiAffinityAcrossNamespaces(p, false); }, ""},
       {"anti-affinity against an undecided zone",
        [](Plan& p) {
-         *p.pod("bound-1")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("api", kZone);
+         RequireAntiAffinity(p.pod("bound-1"), Term("api", kZone));
        },
        "pod-anti-affinity"},
       {"anti-affinity kept by pinning the zone",
        [](Plan& p) {
-         *p.pod("bound-1")
-              .mutable_spec()
-              ->mutable_affinity()
-              ->mutable_pod_anti_affinity()
-              ->add_required_during_scheduling_ignored_during_execution() =
-             Term("api", kZone);
+         RequireAntiAffinity(p.pod("bound-1"), Term("api", kZone));
          p.PinClaim(kZone, "zone-b");
          p.claim().mutable_launch()->set_zone("zone-b");
          p.claim().mutable_launch()->set_capacity_type("on-demand");
