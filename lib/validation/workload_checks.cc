@@ -360,20 +360,13 @@ void CheckAffinityTerms(
   }
 }
 
-// Requests, limits and overhead: quantities, never negative (the API
-// server's ValidateResourceQuantityValue). Schedule and Disrupt run this on
-// every pod, also those they never place (terminal pods, pods bound to a
-// node the request lacks, DaemonSet pods): the API server would have
-// refused them (found by tests/fuzz). So it costs no allocation unless a
-// quantity is wrong: the path is built, and the names sorted, only then.
 // The API server's integer resources (IsIntegerResourceName): pods and
 // extended resources (a domain-prefixed name outside kubernetes.io), whose
 // quantities must be whole numbers wherever they appear (container
 // requests and limits, overhead, Node status).
 bool IntegerResource(absl::string_view name) {
   if (name == "pods") return true;
-  const size_t slash = name.find('/');
-  if (slash == absl::string_view::npos) return false;
+  if (name.find('/') == absl::string_view::npos) return false;
   if (absl::StrContains(name, "kubernetes.io/")) return false;
   return !absl::StartsWith(name, "requests.");
 }
@@ -386,6 +379,12 @@ bool Fractional(const std::string& name, const std::string& text) {
   return milli.ok() && *milli % 1000 != 0;
 }
 
+// Requests, limits and overhead: quantities, never negative (the API
+// server's ValidateResourceQuantityValue). Schedule and Disrupt run this on
+// every pod, also those they never place (terminal pods, pods bound to a
+// node the request lacks, DaemonSet pods): the API server would have
+// refused them (found by tests/fuzz). So it costs no allocation unless a
+// quantity is wrong: the path is built, and the names sorted, only then.
 bool ValidQuantity(const std::string& name, const std::string& text) {
   absl::StatusOr<int64_t> value =
       name == "cpu" ? ParseQuantityMilli(text) : ParseQuantityValue(text);
